@@ -1,0 +1,29 @@
+# torusgather_add_mpi_test(NAME base COMMAND exe [args...] RANKS n [TIMEOUT s])
+# Adds the CTest entry "<base>.np<n>" that runs the command under mpiexec
+# with n ranks (one CTest entry per rank count, as KaMPIng's KaTestrophe).
+# For Open MPI it adds what this kind of machine needs: running as root,
+# more ranks than cores, and yielding when idle so oversubscription stays fast.
+if(NOT DEFINED TORUSGATHER_OPENMPI)
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _tg_mpiexec_version ERROR_QUIET)
+  if(_tg_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    set(TORUSGATHER_OPENMPI TRUE CACHE INTERNAL "")
+  else()
+    set(TORUSGATHER_OPENMPI FALSE CACHE INTERNAL "")
+  endif()
+endif()
+
+function(torusgather_add_mpi_test)
+  cmake_parse_arguments(T "" "NAME;RANKS;TIMEOUT" "COMMAND" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set(flags ${MPIEXEC_PREFLAGS})
+  if(TORUSGATHER_OPENMPI)
+    list(APPEND flags --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1)
+  endif()
+  separate_arguments(extra UNIX_COMMAND "${TORUSGATHER_MPIEXEC_FLAGS}")
+  add_test(NAME ${T_NAME}.np${T_RANKS}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${flags} ${extra} ${T_COMMAND}
+                   ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(${T_NAME}.np${T_RANKS} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 2 LABELS mpi)
+endfunction()

@@ -1,0 +1,39 @@
+/* torusgather: drop-in MPI_Allgather replacements for torus networks.
+ * C API, usable from C and C++. */
+#ifndef TORUSGATHER_TORUSGATHER_H
+#define TORUSGATHER_TORUSGATHER_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Same signature and semantics as MPI_Allgather (MPI_IN_PLACE, any datatypes
+ *  with matching type signatures, count 0, any communicator size). The ranks
+ *  are mapped onto a torus (a periodic Cartesian communicator's own dims,
+ *  else TORUSGATHER_DIMS, else MPI_Dims_create with d = 2) and the data moves
+ *  in neighbour-only rounds on a private duplicate of comm. The algorithm is
+ *  TORUSGATHER_ALGORITHM (hamiltonian, dim-rings, vendor or auto; default
+ *  auto). Errors are raised through comm's error handler. */
+int TG_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm);
+
+/** TG_Allgather with the algorithm named by the caller instead of
+ *  TORUSGATHER_ALGORITHM: a registry name ("hamiltonian", "dim-rings"),
+ *  "vendor" (PMPI_Allgather) or "auto"; NULL means TORUSGATHER_ALGORITHM.
+ *  A named algorithm that does not apply to the torus falls back to
+ *  dim-rings; an unknown name is an MPI_ERR_ARG. For benchmarks and tests. */
+int TG_Allgather_algorithm(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+/** Writes into name (at most len bytes, NUL-terminated) the algorithm that
+ *  TG_Allgather_algorithm(algorithm, ...) would run on comm, building the
+ *  communicator's plan if needed (collective on comm in that case). */
+int TG_Algorithm_chosen(const char *algorithm, MPI_Comm comm, char *name, int len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TORUSGATHER_TORUSGATHER_H */

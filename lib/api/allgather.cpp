@@ -1,0 +1,166 @@
+// TG_Allgather: argument checks, the per-communicator plan, the choice of
+// algorithm, the local copy of the own block, and the executor.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "api/plan.hpp"
+#include "exec/executor.hpp"
+#include "schedule/registry.hpp"
+#include "torusgather/torusgather.h"
+
+namespace torusgather {
+namespace {
+
+constexpr int kSelfCopyTag = 32000;  // below the MPI minimum of MPI_TAG_UB (32767)
+
+/// Environment parameters, read once (as NCCL's param.h does).
+struct Environment {
+  std::string algorithm = "auto";
+  bool verbose = false;
+  Environment() {
+    if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
+    if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
+  }
+};
+const Environment& environment() {
+  static const Environment env;
+  return env;
+}
+
+/// Raises err through comm's error handler, as MPI_Allgather would, and
+/// returns it (reached only when the handler returns).
+int raise(MPI_Comm comm, int err) {
+  if (err == MPI_SUCCESS) return err;
+  // SimGrid 3.32's MPI_Comm_call_errhandler crashes on MPI_ERRORS_RETURN and
+  // reports its default handler as MPI_ERRHANDLER_NULL: handle both here.
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(comm, &handler);
+  if (handler == MPI_ERRORS_RETURN) return err;
+  if (handler == MPI_ERRHANDLER_NULL) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(err, text, &len);
+    std::fprintf(stderr, "torusgather: TG_Allgather: %s\n", text);
+    MPI_Abort(comm, err);
+    return err;
+  }
+  MPI_Errhandler_free(&handler);
+  MPI_Comm_call_errhandler(comm, err);
+  return err;
+}
+
+bool known_name(const std::string& name) {
+  return name == "auto" || name == "vendor" || find_algorithm(name) != nullptr;
+}
+
+/// The algorithm that runs for `requested` on this torus, and why.
+/// auto: hamiltonian where it applies, else dim-rings (the cost-model
+/// selector is a later stage). A forced algorithm that does not apply falls
+/// back to dim-rings, which applies to every shape.
+std::string resolve(const std::string& requested, const Torus& torus, std::string* note) {
+  if (requested == "vendor") return requested;
+  if (requested == "auto") {
+    const std::string why = find_algorithm("hamiltonian")->not_applicable(torus);
+    if (why.empty()) return "hamiltonian";
+    *note = "auto: hamiltonian " + why;
+    return "dim-rings";
+  }
+  const std::string why = find_algorithm(requested)->not_applicable(torus);
+  if (why.empty()) return requested;
+  *note = requested + " does not apply: " + why;
+  return "dim-rings";
+}
+
+const Schedule& schedule_of(Plan& plan, const std::string& name) {
+  auto& slot = plan.schedules[name];
+  if (!slot) slot = find_algorithm(name)->build(plan.torus);
+  return *slot;
+}
+
+int allgather(const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return raise(MPI_COMM_WORLD, MPI_ERR_COMM);
+  int inter = 0;
+  MPI_Comm_test_inter(comm, &inter);
+  if (inter) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+
+  const std::string requested = algorithm ? algorithm : environment().algorithm;
+  if (!known_name(requested)) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+      std::fprintf(stderr, "torusgather: unknown algorithm '%s' (known: auto, vendor, %s)\n", requested.c_str(),
+                   algorithm_names().c_str());
+    return raise(comm, MPI_ERR_ARG);
+  }
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (recvcount < 0 || (!in_place && sendcount < 0)) return raise(comm, MPI_ERR_COUNT);
+  if (recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL)) return raise(comm, MPI_ERR_TYPE);
+  if (requested == "vendor")
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  if (recvcount == 0) return MPI_SUCCESS;  // nothing to gather (the send signature is empty too)
+
+  Plan* plan = nullptr;
+  int err = get_plan(comm, &plan);
+  if (err != MPI_SUCCESS) return raise(comm, err);
+
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_get_extent(recvtype, &lb, &extent);
+  char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(rank) * recvcount * extent;
+  if (!in_place) {
+    // Through MPI so that any pair of datatypes with matching signatures works.
+    err = MPI_Sendrecv(sendbuf, sendcount, sendtype, rank, kSelfCopyTag, own, recvcount, recvtype, rank,
+                       kSelfCopyTag, plan->comm, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS) return raise(comm, err);
+  }
+  if (size == 1) return MPI_SUCCESS;
+
+  std::string note;
+  const std::string chosen = resolve(requested, plan->torus, &note);
+  if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
+    std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n", plan->torus.to_string().c_str(),
+                 size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
+  if (chosen == "vendor")
+    return PMPI_Allgather(sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, comm);
+  err = execute(schedule_of(*plan, chosen), plan->comm, recvbuf, recvcount, recvtype);
+  return raise(comm, err);
+}
+
+}  // namespace
+}  // namespace torusgather
+
+extern "C" int TG_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm) {
+  return torusgather::allgather(nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+extern "C" int TG_Allgather_algorithm(const char* algorithm, const void* sendbuf, int sendcount,
+                                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm) {
+  return torusgather::allgather(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+extern "C" int TG_Algorithm_chosen(const char* algorithm, MPI_Comm comm, char* name, int len) {
+  using namespace torusgather;
+  const std::string requested = algorithm ? algorithm : environment().algorithm;
+  if (!known_name(requested)) return MPI_ERR_ARG;
+  std::string chosen = requested;
+  if (requested != "vendor") {
+    Plan* plan = nullptr;
+    if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
+    std::string note;
+    chosen = resolve(requested, plan->torus, &note);
+  }
+  if (len > 0) {
+    std::strncpy(name, chosen.c_str(), static_cast<std::size_t>(len) - 1);
+    name[len - 1] = '\0';
+  }
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,115 @@
+#include "api/plan.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace torusgather {
+namespace {
+
+int delete_plan(MPI_Comm, int, void* attribute, void*) {
+  auto* plan = static_cast<Plan*>(attribute);
+  if (plan->comm != MPI_COMM_NULL) MPI_Comm_free(&plan->comm);
+  delete plan;
+  return MPI_SUCCESS;
+}
+
+int plan_keyval() {
+  // MPI_COMM_NULL_COPY_FN: a duplicate of the user's communicator builds its
+  // own plan (it needs its own private communicator anyway).
+  static int keyval = MPI_KEYVAL_INVALID;
+  if (keyval == MPI_KEYVAL_INVALID) MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_plan, &keyval, nullptr);
+  return keyval;
+}
+
+/// True if comm has a Cartesian topology; *ndims gets its dimension count.
+bool is_cartesian(MPI_Comm comm, int* ndims) {
+#ifdef SMPI_SHARED_MALLOC
+  // SimGrid SMPI has no MPI_Topo_test; its MPI_Cartdim_get answers
+  // MPI_ERR_TOPOLOGY on other communicators, so ask with errors returned.
+  MPI_Errhandler user;
+  MPI_Comm_get_errhandler(comm, &user);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const int err = MPI_Cartdim_get(comm, ndims);
+  // SMPI reports the default handler as MPI_ERRHANDLER_NULL: the default is fatal.
+  MPI_Comm_set_errhandler(comm, user == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : user);
+  if (user != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&user);
+  return err == MPI_SUCCESS;
+#else
+  int topo = MPI_UNDEFINED;
+  MPI_Topo_test(comm, &topo);
+  if (topo != MPI_CART) return false;
+  MPI_Cartdim_get(comm, ndims);
+  return true;
+#endif
+}
+
+}  // namespace
+
+int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  int nd = 0;
+  if (is_cartesian(comm, &nd)) {
+    std::vector<int> d(nd), periods(nd), coords(nd);
+    if (nd > 0) MPI_Cart_get(comm, nd, d.data(), periods.data(), coords.data());
+    bool periodic = nd > 0;
+    for (int p : periods) periodic = periodic && p;
+    if (periodic) {
+      *dims = d;
+      return MPI_SUCCESS;
+    }
+  }
+  if (const char* env = std::getenv("TORUSGATHER_DIMS"); env && *env) {
+    try {
+      *dims = parse_dims(env);
+    } catch (const std::invalid_argument& e) {
+      *why = std::string("TORUSGATHER_DIMS: ") + e.what();
+      return MPI_ERR_ARG;
+    }
+    long long product = 1;
+    for (int n : *dims) product *= n;
+    if (product != size) {
+      *why = "TORUSGATHER_DIMS=" + std::string(env) + " has " + std::to_string(product) +
+             " ranks but the communicator has " + std::to_string(size);
+      return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+  }
+  dims->assign(2, 0);
+  return MPI_Dims_create(size, 2, dims->data());
+}
+
+int get_plan(MPI_Comm comm, Plan** out) {
+  void* value = nullptr;
+  int found = 0;
+  int err = MPI_Comm_get_attr(comm, plan_keyval(), &value, &found);
+  if (err != MPI_SUCCESS) return err;
+  if (found) {
+    *out = static_cast<Plan*>(value);
+    return MPI_SUCCESS;
+  }
+  std::vector<int> dims;
+  std::string why;
+  if ((err = torus_dims(comm, &dims, &why)) != MPI_SUCCESS) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && !why.empty()) std::fprintf(stderr, "torusgather: %s\n", why.c_str());
+    return err;
+  }
+  auto plan = std::make_unique<Plan>(Torus(dims));
+  // reorder = 0 keeps rank r of comm as rank r of the private communicator,
+  // so block r of recvbuf belongs to torus rank r.
+  std::vector<int> periods(dims.size(), 1);
+  err = MPI_Cart_create(comm, static_cast<int>(dims.size()), dims.data(), periods.data(), 0, &plan->comm);
+  if (err != MPI_SUCCESS) return err;
+  MPI_Comm_set_errhandler(plan->comm, MPI_ERRORS_RETURN);
+  if ((err = MPI_Comm_set_attr(comm, plan_keyval(), plan.get())) != MPI_SUCCESS) {
+    MPI_Comm_free(&plan->comm);
+    return err;
+  }
+  *out = plan.release();
+  return MPI_SUCCESS;
+}
+
+}  // namespace torusgather

@@ -1,0 +1,34 @@
+// Everything torusgather keeps per communicator, built on first use and
+// cached in an MPI attribute (ARCHITECTURE.md: "Everything per communicator").
+#pragma once
+
+#include <mpi.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "schedule/schedule.hpp"
+
+namespace torusgather {
+
+struct Plan {
+  MPI_Comm comm = MPI_COMM_NULL;  ///< private periodic Cartesian duplicate (same ranks)
+  Torus torus;
+  std::map<std::string, std::unique_ptr<Schedule>> schedules;  ///< built lazily, by name
+  std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
+
+  explicit Plan(Torus t) : torus(std::move(t)) {}
+};
+
+/// The torus shape torusgather uses for comm: a periodic Cartesian
+/// communicator's own dims; else TORUSGATHER_DIMS; else MPI_Dims_create with
+/// d = 2. On a malformed or mismatched TORUSGATHER_DIMS returns MPI_ERR_ARG
+/// and puts the reason in *why.
+int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why);
+
+/// The cached plan of comm, built (collectively) if absent.
+int get_plan(MPI_Comm comm, Plan** plan);
+
+}  // namespace torusgather

@@ -1,0 +1,18 @@
+// The MPI executor (ARCHITECTURE.md layer 4): runs a verified schedule.
+#pragma once
+
+#include <mpi.h>
+
+#include "schedule/schedule.hpp"
+
+namespace torusgather {
+
+/// Runs `schedule` on `comm`, whose rank r is torus rank r, and which no one
+/// else sends on (a private duplicate). `recvbuf` already holds this rank's
+/// own block in its slot. Per round: receives go straight into the slots of
+/// recvbuf and sends come straight from them (zero copy); a piece of a block
+/// is cut by element count, a set of blocks is a nested vector datatype.
+/// Returns an MPI error code.
+int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcount, MPI_Datatype recvtype);
+
+}  // namespace torusgather

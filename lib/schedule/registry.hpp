@@ -1,0 +1,29 @@
+// The one table of schedule algorithms: names, descriptions, applicability.
+// Name parsing, `tg-plan --algorithm`, TORUSGATHER_ALGORITHM and the tests
+// all derive from it (after UCC's allgather registry).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+
+namespace torusgather {
+
+struct AlgorithmInfo {
+  const char* name;
+  const char* description;
+  /// Empty when the algorithm applies to the torus, else the reason it declines.
+  std::string (*not_applicable)(const Torus&);
+  std::unique_ptr<Schedule> (*build)(const Torus&);
+};
+
+/// Every schedule algorithm, in the order `auto` prefers them for large blocks.
+const std::vector<AlgorithmInfo>& algorithms();
+/// nullptr when no schedule algorithm has that name.
+const AlgorithmInfo* find_algorithm(const std::string& name);
+/// Comma-separated names, for messages.
+std::string algorithm_names();
+
+}  // namespace torusgather

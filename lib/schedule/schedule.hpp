@@ -1,0 +1,119 @@
+// Schedules as plain data: what each rank sends and receives in each round.
+// No MPI in this layer; the simulator and the MPI executor both consume it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "topology/torus.hpp"
+
+namespace torusgather {
+
+/// Which part of a block a message carries. A block of `count` elements is cut
+/// by element count into `colours` parts; `half` optionally halves that part
+/// again (used when the same part would otherwise arrive twice in one round).
+struct Piece {
+  std::uint16_t colour = 0;
+  std::uint16_t colours = 1;
+  std::uint8_t half = 0;  ///< 0: the whole part, 1: its first half, 2: its second half
+
+  /// Element range [first, second) of a block of `count` elements.
+  std::pair<long long, long long> elements(long long count) const {
+    long long lo = count * colour / colours;
+    long long hi = count * (colour + 1) / colours;
+    const long long mid = lo + (hi - lo) / 2;
+    if (half == 1) hi = mid;
+    if (half == 2) lo = mid;
+    return {lo, hi};
+  }
+  /// The same range in units of 1/(2*colours) of a block, as a bit mask
+  /// (used by the simulator to check that every part arrives exactly once).
+  std::uint32_t unit_mask() const {
+    const std::uint32_t both = 3u << (2 * colour);
+    if (half == 1) return 1u << (2 * colour);
+    if (half == 2) return 2u << (2 * colour);
+    return both;
+  }
+  friend bool operator==(const Piece& a, const Piece& b) {
+    return a.colour == b.colour && a.colours == b.colours && a.half == b.half;
+  }
+};
+
+/// A set of blocks: those of every rank whose coordinates equal `origin`'s on
+/// every axis not in `free_axes`. A single block has free_axes == 0. The
+/// origin is canonical: its coordinates on the free axes are zero. In the
+/// row-major recvbuf such a set is a regular sub-box, so the executor can
+/// describe it with O(d) nested vector datatypes.
+struct BlockSet {
+  Rank origin = 0;
+  std::uint32_t free_axes = 0;
+  friend bool operator==(const BlockSet& a, const BlockSet& b) {
+    return a.origin == b.origin && a.free_axes == b.free_axes;
+  }
+};
+
+/// One message of a round, seen from one rank: sent out of, or received on, `port`.
+struct Transfer {
+  Port port = 0;
+  BlockSet blocks;
+  Piece piece;
+};
+
+/// What one rank does in one round.
+struct RoundOps {
+  std::vector<Transfer> sends;
+  std::vector<Transfer> recvs;
+  void clear() {
+    sends.clear();
+    recvs.clear();
+  }
+};
+
+/// The program of one rank: a cursor that yields its rounds one by one.
+/// Implementations keep O(d) state: origins are derived by walking each
+/// stream back one hop per round (ARCHITECTURE.md, "Time-independence pays
+/// twice"), never from a table of P entries.
+class RankProgram {
+ public:
+  virtual ~RankProgram() = default;
+  /// Fills `ops` (cleared first) with the next round.
+  virtual void next_round(RoundOps& ops) = 0;
+};
+
+/// What a schedule's structure proves without stepping through every round.
+struct StructuralProof {
+  bool supported = false;  ///< false: this schedule has no structural proof
+  bool complete = false;
+  long long rounds = 0;
+  int max_link_messages_per_round = 0;
+  double max_link_blocks_per_round = 0;  ///< in units of s
+  double volume_per_rank_blocks = 0;
+  std::string detail;  ///< what was proven, or what failed
+};
+
+/// A neighbour-only allgather schedule on a torus.
+class Schedule {
+ public:
+  explicit Schedule(Torus torus) : torus_(std::move(torus)) {}
+  virtual ~Schedule() = default;
+
+  virtual const char* name() const = 0;
+  const Torus& torus() const { return torus_; }
+  /// Number of rounds, as given by the construction's theorem.
+  virtual long long rounds() const = 0;
+  /// Parts each block is cut into.
+  virtual int colours() const = 0;
+  /// The most messages any directed link carries in one round, as claimed.
+  virtual int claimed_max_link_messages_per_round() const = 0;
+  virtual std::unique_ptr<RankProgram> program(Rank r) const = 0;
+  /// O(P*d) proof from the structure, for P too large to step through.
+  virtual StructuralProof prove() const { return {}; }
+
+ private:
+  Torus torus_;
+};
+
+}  // namespace torusgather

@@ -1,0 +1,193 @@
+#include "simulate/simulate.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace torusgather {
+namespace {
+
+constexpr std::size_t kMaxErrors = 20;
+
+void add_error(SimulationReport& rep, std::string e) {
+  if (rep.errors.size() < kMaxErrors) rep.errors.push_back(std::move(e));
+}
+
+/// Calls f(rank) for every block of the set.
+template <class F>
+void for_each_block(const Torus& t, const BlockSet& b, F&& f) {
+  std::vector<int> free;
+  for (int a = 0; a < t.ndims(); ++a)
+    if (b.free_axes & (1u << a)) free.push_back(a);
+  std::vector<int> idx(free.size(), 0);
+  while (true) {
+    Rank r = b.origin;
+    for (std::size_t k = 0; k < free.size(); ++k) r += idx[k] * t.stride(free[k]);
+    f(r);
+    std::size_t k = 0;
+    while (k < free.size() && ++idx[k] == t.dim(free[k])) idx[k++] = 0;
+    if (k == free.size()) break;
+  }
+}
+
+long long block_count(const Torus& t, const BlockSet& b) {
+  long long n = 1;
+  for (int a = 0; a < t.ndims(); ++a)
+    if (b.free_axes & (1u << a)) n *= t.dim(a);
+  return n;
+}
+
+std::string describe(Rank r, const Transfer& x) {
+  return "rank " + std::to_string(r) + " port " + std::to_string(x.port) + " blocks {" +
+         std::to_string(x.blocks.origin) + "/" + std::to_string(x.blocks.free_axes) + "} part " +
+         std::to_string(x.piece.colour) + "." + std::to_string(x.piece.half);
+}
+
+void check_claims(const Schedule& s, SimulationReport& rep) {
+  if (rep.rounds != s.rounds())
+    add_error(rep, "rounds " + std::to_string(rep.rounds) + " differ from the construction's " +
+                       std::to_string(s.rounds()));
+  if (rep.max_link_messages_per_round != s.claimed_max_link_messages_per_round())
+    add_error(rep, "link load " + std::to_string(rep.max_link_messages_per_round) +
+                       " messages per round differs from the claimed " +
+                       std::to_string(s.claimed_max_link_messages_per_round()));
+  if (!rep.errors.empty()) rep.complete = false;
+}
+
+}  // namespace
+
+SimulationReport step_through(const Schedule& s) {
+  SimulationReport rep;
+  rep.method = "step-through";
+  const Torus& t = s.torus();
+  const Rank P = t.size();
+  const int colours = s.colours();
+  if (colours > 16) {
+    add_error(rep, "the simulator tracks at most 16 colours");
+    return rep;
+  }
+  const std::uint32_t all_units = colours == 0 ? 0u : (colours == 16 ? ~0u : (1u << (2 * colours)) - 1);
+  // held[r * P + b]: which units (1/(2*colours) of a block) of block b rank r holds.
+  std::vector<std::uint32_t> held(static_cast<std::size_t>(P * P), 0);
+  for (Rank r = 0; r < P; ++r) held[static_cast<std::size_t>(r * P + r)] = all_units;
+
+  std::vector<std::unique_ptr<RankProgram>> programs;
+  programs.reserve(static_cast<std::size_t>(P));
+  for (Rank r = 0; r < P; ++r) programs.push_back(s.program(r));
+
+  std::vector<RoundOps> ops(static_cast<std::size_t>(P));
+  std::vector<std::uint16_t> link_messages(static_cast<std::size_t>(P * t.ports()));
+  std::vector<double> link_blocks(static_cast<std::size_t>(P * t.ports()));
+  std::vector<double> sent_blocks(static_cast<std::size_t>(P), 0.0);
+  struct Delivery {
+    Rank to;
+    BlockSet blocks;
+    std::uint32_t units;
+  };
+  std::vector<Delivery> deliveries;
+
+  for (long long round = 1; round <= s.rounds(); ++round) {
+    for (Rank r = 0; r < P; ++r) programs[static_cast<std::size_t>(r)]->next_round(ops[static_cast<std::size_t>(r)]);
+    std::fill(link_messages.begin(), link_messages.end(), 0);
+    std::fill(link_blocks.begin(), link_blocks.end(), 0.0);
+    deliveries.clear();
+    // Every receive must be matched by exactly one send: count matches.
+    std::vector<std::vector<bool>> matched(static_cast<std::size_t>(P));
+    for (Rank r = 0; r < P; ++r) matched[static_cast<std::size_t>(r)].assign(ops[static_cast<std::size_t>(r)].recvs.size(), false);
+
+    for (Rank r = 0; r < P; ++r) {
+      for (const Transfer& snd : ops[static_cast<std::size_t>(r)].sends) {
+        const Rank to = t.neighbor(r, snd.port);
+        const Port in = opposite(snd.port);
+        auto& rv = ops[static_cast<std::size_t>(to)].recvs;
+        bool found = false;
+        for (std::size_t k = 0; k < rv.size(); ++k) {
+          // The MPI executor matches on (source, port, colour): so must we.
+          if (rv[k].port != in || rv[k].piece.colour != snd.piece.colour) continue;
+          if (matched[static_cast<std::size_t>(to)][k]) {
+            add_error(rep, "round " + std::to_string(round) + ": two sends match one receive at " + describe(to, rv[k]));
+            continue;
+          }
+          matched[static_cast<std::size_t>(to)][k] = true;
+          found = true;
+          if (!(rv[k].blocks == snd.blocks) || !(rv[k].piece == snd.piece))
+            add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " sent, but " +
+                               describe(to, rv[k]) + " expected");
+          break;
+        }
+        if (!found) add_error(rep, "round " + std::to_string(round) + ": no receive for " + describe(r, snd));
+        const std::uint32_t units = snd.piece.unit_mask();
+        for_each_block(t, snd.blocks, [&](Rank b) {
+          if ((held[static_cast<std::size_t>(r * P + b)] & units) != units)
+            add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " sends block " +
+                               std::to_string(b) + " it does not hold");
+        });
+        const double blocks = static_cast<double>(block_count(t, snd.blocks)) *
+                              __builtin_popcount(units) / (2.0 * colours);
+        const std::size_t link = static_cast<std::size_t>(r * t.ports() + snd.port);
+        ++link_messages[link];
+        link_blocks[link] += blocks;
+        sent_blocks[static_cast<std::size_t>(r)] += blocks;
+        deliveries.push_back({to, snd.blocks, units});
+      }
+    }
+    for (Rank r = 0; r < P; ++r)
+      for (std::size_t k = 0; k < matched[static_cast<std::size_t>(r)].size(); ++k)
+        if (!matched[static_cast<std::size_t>(r)][k])
+          add_error(rep, "round " + std::to_string(round) + ": nothing sent for " +
+                             describe(r, ops[static_cast<std::size_t>(r)].recvs[k]));
+    // Receives land after all sends of the round: nothing is forwarded in the
+    // round it arrives.
+    for (const Delivery& d : deliveries) {
+      for_each_block(t, d.blocks, [&](Rank b) {
+        std::uint32_t& h = held[static_cast<std::size_t>(d.to * P + b)];
+        if (h & d.units)
+          add_error(rep, "round " + std::to_string(round) + ": rank " + std::to_string(d.to) +
+                             " receives part of block " + std::to_string(b) + " twice");
+        h |= d.units;
+      });
+    }
+    for (std::size_t l = 0; l < link_messages.size(); ++l) {
+      rep.max_link_messages_per_round = std::max<int>(rep.max_link_messages_per_round, link_messages[l]);
+      rep.max_link_blocks_per_round = std::max(rep.max_link_blocks_per_round, link_blocks[l]);
+    }
+    rep.rounds = round;
+  }
+  for (Rank r = 0; r < P; ++r)
+    for (Rank b = 0; b < P; ++b)
+      if (held[static_cast<std::size_t>(r * P + b)] != all_units)
+        add_error(rep, "rank " + std::to_string(r) + " ends without all of block " + std::to_string(b));
+  rep.volume_per_rank_blocks = *std::max_element(sent_blocks.begin(), sent_blocks.end());
+  rep.complete = rep.errors.empty();
+  check_claims(s, rep);
+  return rep;
+}
+
+SimulationReport prove_structure(const Schedule& s) {
+  SimulationReport rep;
+  rep.method = "structural";
+  const StructuralProof proof = s.prove();
+  if (!proof.supported) {
+    add_error(rep, std::string(s.name()) + " has no structural proof; only step-through verifies it");
+    return rep;
+  }
+  rep.complete = proof.complete;
+  rep.rounds = proof.rounds;
+  rep.max_link_messages_per_round = proof.max_link_messages_per_round;
+  rep.max_link_blocks_per_round = proof.max_link_blocks_per_round;
+  rep.volume_per_rank_blocks = proof.volume_per_rank_blocks;
+  if (!proof.complete) {
+    add_error(rep, proof.detail);
+    return rep;
+  }
+  check_claims(s, rep);
+  return rep;
+}
+
+SimulationReport verify(const Schedule& s) {
+  return s.torus().size() <= kStepThroughLimit ? step_through(s) : prove_structure(s);
+}
+
+}  // namespace torusgather

@@ -1,0 +1,37 @@
+// Runs a schedule on all P virtual ranks and checks it (ARCHITECTURE.md layer 3).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+
+namespace torusgather {
+
+struct SimulationReport {
+  std::string method;  ///< "step-through" or "structural"
+  bool complete = false;          ///< every rank holds every block (every part) exactly once
+  long long rounds = 0;           ///< rounds executed (step-through) or proven
+  int max_link_messages_per_round = 0;
+  double max_link_blocks_per_round = 0;  ///< most data on one directed link in a round, in blocks
+  double volume_per_rank_blocks = 0;     ///< most data a rank sends, in blocks (units of s)
+  std::vector<std::string> errors;       ///< first problems found (capped)
+};
+
+/// Steps through every round on every rank. Checks that each send is matched
+/// by exactly one receive of the same blocks and piece on the opposite port of
+/// the neighbour, that the sender holds what it sends, that nothing arrives
+/// twice, and that at the end every rank holds everything. Memory O(P^2 / 8).
+SimulationReport step_through(const Schedule& schedule);
+
+/// The structural proof of the schedule (O(P*d)); method "structural".
+SimulationReport prove_structure(const Schedule& schedule);
+
+/// Largest P that step_through() is used for by verify().
+constexpr long long kStepThroughLimit = 4096;
+
+/// step_through() up to kStepThroughLimit ranks, prove_structure() beyond.
+/// Either way `complete` also requires the claimed round count and link load.
+SimulationReport verify(const Schedule& schedule);
+
+}  // namespace torusgather

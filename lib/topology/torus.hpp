@@ -1,0 +1,61 @@
+// Torus shape and rank <-> coordinate arithmetic. No MPI in this layer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace torusgather {
+
+/// A rank of the torus (0..P-1). 64-bit so that the verifier can reason about
+/// tori far larger than any communicator.
+using Rank = std::int64_t;
+
+/// A port is one of the 2d links of a rank: towards -x_axis or +x_axis.
+/// Ids are 2*axis + (plus ? 1 : 0), so opposite(p) == p ^ 1 and a rank has
+/// ports 0..2d-1. On a side of length 2 both ports of an axis lead to the
+/// same rank but remain distinct links.
+using Port = int;
+constexpr Port make_port(int axis, bool plus) { return 2 * axis + (plus ? 1 : 0); }
+constexpr int port_axis(Port p) { return p >> 1; }
+constexpr bool port_plus(Port p) { return (p & 1) != 0; }
+constexpr Port opposite(Port p) { return p ^ 1; }
+
+/// An n_0 x n_1 x ... x n_{d-1} torus with ranks numbered row-major (last
+/// axis fastest), exactly as MPI_Cart_create numbers a Cartesian communicator.
+class Torus {
+ public:
+  /// Throws std::invalid_argument for an empty shape or a side < 1.
+  explicit Torus(std::vector<int> dims);
+
+  int ndims() const { return static_cast<int>(dims_.size()); }
+  int ports() const { return 2 * ndims(); }
+  const std::vector<int>& dims() const { return dims_; }
+  int dim(int axis) const { return dims_[axis]; }
+  Rank size() const { return size_; }
+  /// Distance in ranks between neighbours along `axis` (row-major stride).
+  Rank stride(int axis) const { return strides_[axis]; }
+
+  int coord(Rank r, int axis) const { return static_cast<int>((r / strides_[axis]) % dims_[axis]); }
+  std::vector<int> coords(Rank r) const;
+  Rank rank(const std::vector<int>& coords) const;
+  /// The rank `delta` hops from r along `axis`, wrapping around.
+  Rank shift(Rank r, int axis, long long delta) const;
+  Rank neighbor(Rank r, Port p) const { return shift(r, port_axis(p), port_plus(p) ? 1 : -1); }
+  /// r with the coordinates of every axis in `axes_mask` set to zero.
+  Rank clear_axes(Rank r, std::uint32_t axes_mask) const;
+
+  /// "6x8", "4x4x4".
+  std::string to_string() const;
+
+ private:
+  std::vector<int> dims_;
+  std::vector<Rank> strides_;
+  Rank size_ = 1;
+};
+
+/// Parses "8x8" or "4x4x4" (also accepts ',' as separator). Throws
+/// std::invalid_argument with a readable message on malformed input.
+std::vector<int> parse_dims(const std::string& text);
+
+}  // namespace torusgather

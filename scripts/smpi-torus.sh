@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs an MPI program built with smpicxx on a simulated torus (SimGrid SMPI).
+#
+#   scripts/smpi-torus.sh --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ompi]
+#                         [--factors ideal|smpi] [--platform-dir DIR] -- PROGRAM [ARGS...]
+#
+# The platform is a SimGrid cluster with topology="TORUS": full-duplex links
+# (sharing_policy="SPLITDUPLEX", every port usable at once), dimension-order
+# routing, simulate-computation off, so the times are deterministic.
+# SimGrid numbers hosts with its first dimension varying fastest while
+# MPI_Cart_create is row-major (last axis fastest): the dims are given to
+# SimGrid in reverse order, so host i is rank i and torus neighbours are one
+# hop apart. TORUSGATHER_DIMS is exported so torusgather uses the same shape.
+# --factors ideal (default) sets SMPI's bandwidth and latency correction
+# factors to 1, so a message of m bytes to a neighbour costs exactly
+# lat + m/bw, the model of the papers and of the bound (P-1)s/(2dB);
+# --factors smpi keeps SMPI's defaults, calibrated on real TCP clusters
+# (for large messages about 0.94 x bandwidth and 11.6 x latency).
+set -euo pipefail
+
+dims="" bw="10GBps" lat="1us" allgather="" pdir="" factors="ideal"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dims) dims="$2"; shift 2 ;;
+    --bw) bw="$2"; shift 2 ;;
+    --lat) lat="$2"; shift 2 ;;
+    --allgather) allgather="$2"; shift 2 ;;
+    --factors) factors="$2"; shift 2 ;;
+    --platform-dir) pdir="$2"; shift 2 ;;
+    --) shift; break ;;
+    *) echo "smpi-torus.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$dims" ] || [ $# -eq 0 ]; then
+  echo "usage: $0 --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ALG] -- PROGRAM [ARGS...]" >&2
+  exit 2
+fi
+if ! [[ "$dims" =~ ^[0-9]+(x[0-9]+)*$ ]]; then
+  echo "smpi-torus.sh: malformed --dims '$dims' (expected e.g. 8x8 or 4x4x4)" >&2
+  exit 2
+fi
+command -v smpirun >/dev/null || { echo "smpi-torus.sh: smpirun not found (install simgrid)" >&2; exit 2; }
+
+IFS=x read -r -a sides <<<"$dims"
+ranks=1
+for n in "${sides[@]}"; do ranks=$((ranks * n)); done
+reversed=""
+for ((i = ${#sides[@]} - 1; i >= 0; i--)); do reversed+="${reversed:+,}${sides[i]}"; done
+
+cleanup=""
+if [ -z "$pdir" ]; then pdir=$(mktemp -d); cleanup="$pdir"; fi
+trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
+mkdir -p "$pdir"
+platform="$pdir/torus-$dims.xml"
+hostfile="$pdir/torus-$dims.hosts"
+cat >"$platform" <<XML
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <!-- $dims torus, $ranks hosts; topo_parameters reversed so that host i is row-major rank i -->
+  <cluster id="torus" prefix="node-" radical="0-$((ranks - 1))" suffix="" speed="1Gf"
+           bw="$bw" lat="$lat" topology="TORUS" topo_parameters="$reversed"
+           sharing_policy="SPLITDUPLEX" loopback_bw="1000GBps" loopback_lat="0us"/>
+</platform>
+XML
+for ((i = 0; i < ranks; i++)); do echo "node-$i"; done >"$hostfile"
+
+cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc-blocksize:67108864
+     --log=root.thres:warning --log=smpi_config.thres:error --log=smpi_mpi.thres:error --log=smpi_pmpi.thres:error)
+[ -n "$allgather" ] && cfg+=("--cfg=smpi/allgather:$allgather")
+case "$factors" in
+  ideal) cfg+=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1) ;;
+  smpi) ;;
+  *) echo "smpi-torus.sh: --factors must be ideal or smpi" >&2; exit 2 ;;
+esac
+TORUSGATHER_DIMS="$dims" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${cfg[@]}" "$@"
