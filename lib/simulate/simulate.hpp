@@ -11,7 +11,7 @@ namespace torusgather {
 struct SimulationReport {
   std::string method;  ///< "step-through" or "structural"
   bool complete = false;          ///< every rank holds every block (every part) exactly once
-  long long rounds = 0;           ///< rounds executed (step-through) or proven
+  long long rounds = 0;           ///< last round that moves data (step-through), or proven
   int max_link_messages_per_round = 0;
   double max_link_blocks_per_round = 0;  ///< most data on one directed link in a round, in blocks
   double volume_per_rank_blocks = 0;     ///< most data a rank sends, in blocks (units of s)

@@ -1,0 +1,115 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "schedule/dim_rings.hpp"
+#include "schedule/hamiltonian.hpp"
+#include "schedule/registry.hpp"
+#include "simulate/simulate.hpp"
+
+using namespace torusgather;
+
+namespace {
+
+std::string name_of(const std::vector<int>& dims) { return Torus(dims).to_string(); }
+
+void expect_verified(const Schedule& s, long long rounds) {
+  const SimulationReport rep = step_through(s);
+  EXPECT_TRUE(rep.complete) << s.name() << " on " << s.torus().to_string() << ": "
+                            << (rep.errors.empty() ? "" : rep.errors.front());
+  EXPECT_EQ(rep.rounds, rounds) << s.torus().to_string();
+  // Sums of 1/(2*colours) fractions: equal up to rounding.
+  EXPECT_NEAR(rep.volume_per_rank_blocks, static_cast<double>(s.torus().size() - 1), 1e-9) << s.torus().to_string();
+}
+
+}  // namespace
+
+// Meyer & Sibeyn §3.1: the rules as printed, on the paper's own 6x8 example.
+TEST(Hamiltonian, ForwardingRulesOfSection31) {
+  const HamiltonianSchedule h(Torus({6, 8}));
+  const Port T = make_port(0, false), B = make_port(0, true), L = make_port(1, false), R = make_port(1, true);
+  const Torus& t = h.torus();
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < 8; ++j) {
+      const Rank r = t.rank({i, j});
+      if (j % 2 == 0 || j == 7) {
+        EXPECT_EQ(h.partner(r, T), R);
+        EXPECT_EQ(h.partner(r, B), L);
+      } else {
+        EXPECT_EQ(h.partner(r, T), L);
+        EXPECT_EQ(h.partner(r, B), R);
+      }
+    }
+  }
+}
+
+TEST(Hamiltonian, AppliesExactlyToEven2DTori) {
+  EXPECT_TRUE(HamiltonianSchedule::not_applicable(Torus({6, 8})).empty());
+  EXPECT_TRUE(HamiltonianSchedule::not_applicable(Torus({2, 2})).empty());
+  EXPECT_FALSE(HamiltonianSchedule::not_applicable(Torus({6, 7})).empty());
+  EXPECT_FALSE(HamiltonianSchedule::not_applicable(Torus({7, 7})).empty());
+  EXPECT_FALSE(HamiltonianSchedule::not_applicable(Torus({4, 4, 4})).empty());
+  EXPECT_FALSE(HamiltonianSchedule::not_applicable(Torus({16})).empty());
+  EXPECT_THROW(HamiltonianSchedule(Torus({5, 4})), std::invalid_argument);
+}
+
+// Theorem 2: n1*n2/2 steps on every even shape, two edge-disjoint
+// Hamiltonian cycles; checked structurally up to 40x40 and round by round
+// on every shape up to 1024 ranks.
+TEST(Hamiltonian, EveryEvenShapeUpTo40) {
+  for (int n1 = 2; n1 <= 40; n1 += 2) {
+    for (int n2 = 2; n2 <= 40; n2 += 2) {
+      const HamiltonianSchedule h(Torus({n1, n2}));
+      const StructuralProof proof = h.prove();
+      EXPECT_TRUE(proof.complete) << n1 << "x" << n2 << ": " << proof.detail;
+      EXPECT_EQ(h.rounds(), n1 * n2 / 2);
+      if (n1 * n2 <= 1024) expect_verified(h, n1 * n2 / 2);
+    }
+  }
+}
+
+TEST(DimRings, RoundsAreTheSumOfHalfSides) {
+  EXPECT_EQ(DimRingsSchedule(Torus({6, 8})).rounds(), 3 + 4);
+  EXPECT_EQ(DimRingsSchedule(Torus({5, 7})).rounds(), 2 + 3);
+  EXPECT_EQ(DimRingsSchedule(Torus({1, 13})).rounds(), 6);
+  EXPECT_EQ(DimRingsSchedule(Torus({3, 4, 5})).rounds(), 1 + 2 + 2);
+  EXPECT_EQ(DimRingsSchedule(Torus({1, 1})).rounds(), 0);
+}
+
+TEST(DimRings, ColoursUseEveryAxisOfASquareTorusAtOnce) {
+  // On a k x k torus the two colours are always on different axes: one
+  // message per directed link per round, every link busy.
+  for (int k : {2, 3, 4, 7, 8}) {
+    const DimRingsSchedule s(Torus({k, k}));
+    EXPECT_EQ(s.colours(), 2);
+    EXPECT_EQ(s.claimed_max_link_messages_per_round(), 1) << k;
+    EXPECT_EQ(step_through(s).max_link_messages_per_round, 1) << k;
+  }
+}
+
+TEST(DimRings, ManyShapes) {
+  const std::vector<std::vector<int>> shapes = {
+      {1},       {2},        {3},          {7},          {13},       {1, 7},     {7, 1},    {1, 1},
+      {2, 2},    {2, 5},     {5, 2},       {2, 8},       {8, 2},     {4, 4},     {6, 8},    {8, 6},
+      {3, 3},    {5, 7},     {7, 7},       {6, 7},       {11, 13},   {2, 2, 2},  {3, 3, 4}, {4, 4, 4},
+      {2, 3, 5}, {1, 4, 1},  {5, 1, 3},    {2, 3, 2, 3}, {4, 5, 2, 3}, {2, 2, 2, 2, 2}, {16, 16}, {64, 2}};
+  for (const auto& dims : shapes) {
+    const DimRingsSchedule s{Torus(dims)};
+    long long rounds = 0;
+    for (int n : dims) rounds += n / 2;
+    SCOPED_TRACE(name_of(dims));
+    expect_verified(s, rounds);
+  }
+}
+
+TEST(Registry, NamesAndApplicability) {
+  ASSERT_NE(find_algorithm("hamiltonian"), nullptr);
+  ASSERT_NE(find_algorithm("dim-rings"), nullptr);
+  EXPECT_EQ(find_algorithm("vendor"), nullptr);  // not a schedule
+  EXPECT_EQ(find_algorithm("nope"), nullptr);
+  for (const auto& info : algorithms()) {
+    const Torus t({4, 6});
+    if (info.not_applicable(t).empty()) EXPECT_EQ(std::string(info.build(t)->name()), info.name);
+  }
+}
