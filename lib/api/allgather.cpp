@@ -51,6 +51,16 @@ int raise(MPI_Comm comm, int err) {
   return err;
 }
 
+/// True if count elements of t are count*extent contiguous bytes from the buffer start.
+bool is_contiguous(MPI_Datatype t) {
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  int size = 0;
+  MPI_Type_get_extent(t, &lb, &extent);
+  MPI_Type_get_true_extent(t, &true_lb, &true_extent);
+  MPI_Type_size(t, &size);
+  return lb == 0 && true_lb == 0 && size == extent && true_extent == extent;
+}
+
 bool known_name(const std::string& name) {
   return name == "auto" || name == "vendor" || find_algorithm(name) != nullptr;
 }
@@ -113,7 +123,9 @@ int allgather(const char* algorithm, const void* sendbuf, int sendcount, MPI_Dat
   MPI_Aint lb = 0, extent = 0;
   MPI_Type_get_extent(recvtype, &lb, &extent);
   char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(rank) * recvcount * extent;
-  if (!in_place) {
+  if (!in_place && sendtype == recvtype && sendcount == recvcount && is_contiguous(recvtype)) {
+    std::memcpy(own, static_cast<const char*>(sendbuf), static_cast<std::size_t>(recvcount) * extent);
+  } else if (!in_place) {
     // Through MPI so that any pair of datatypes with matching signatures works.
     err = MPI_Sendrecv(sendbuf, sendcount, sendtype, rank, kSelfCopyTag, own, recvcount, recvtype, rank,
                        kSelfCopyTag, plan->comm, MPI_STATUS_IGNORE);

@@ -197,7 +197,29 @@ int main(int argc, char** argv) {
     MPI_Comm_free(&half);
   }
 
-  // 5. Errors come back as MPI error codes under MPI_ERRORS_RETURN.
+  // 5. An intercommunicator (the two halves of the world) is delegated to the
+  //    vendor's PMPI_Allgather; the result must still be MPI_Allgather's.
+#ifdef SMPI_SHARED_MALLOC
+  if (g_rank == 0) std::printf("intercommunicator case not run: SimGrid SMPI does not implement MPI_Intercomm_create\n");
+#else
+  if (g_size >= 2) {
+    MPI_Comm half, inter;
+    const int colour = g_rank < g_size / 2 ? 0 : 1;
+    MPI_Comm_split(MPI_COMM_WORLD, colour, g_rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, colour == 0 ? g_size / 2 : 0, 77, &inter);
+    int remote = 0;
+    MPI_Comm_remote_size(inter, &remote);
+    const int x[2] = {g_rank, -g_rank};
+    std::vector<int> ours(2 * remote, -1), theirs(2 * remote, -2);
+    const int e = TG_Allgather(x, 2, MPI_INT, ours.data(), 2, MPI_INT, inter);
+    PMPI_Allgather(x, 2, MPI_INT, theirs.data(), 2, MPI_INT, inter);
+    check(e == MPI_SUCCESS && ours == theirs, "intercommunicator allgather equals PMPI_Allgather");
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+  }
+#endif
+
+  // 6. Errors come back as MPI error codes under MPI_ERRORS_RETURN.
   {
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
