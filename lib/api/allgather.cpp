@@ -65,28 +65,39 @@ bool known_name(const std::string& name) {
   return name == "auto" || name == "vendor" || find_algorithm(name) != nullptr;
 }
 
-/// The algorithm that runs for `requested` on this torus, and why.
-/// auto: hamiltonian where it applies, else dim-rings (the cost-model
-/// selector is a later stage). A forced algorithm that does not apply falls
-/// back to dim-rings, which applies to every shape.
-std::string resolve(const std::string& requested, const Torus& torus, std::string* note) {
-  if (requested == "vendor") return requested;
-  if (requested == "auto") {
-    const std::string why = find_algorithm("hamiltonian")->not_applicable(torus);
-    if (why.empty()) return "hamiltonian";
-    *note = "auto: hamiltonian " + why;
-    return "dim-rings";
+/// The schedule named `name` on this plan's torus, built once and cached;
+/// nullptr (and the reason in *why) if the algorithm declines the shape.
+const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* why) {
+  if (auto it = plan.schedules.find(name); it != plan.schedules.end()) return it->second.get();
+  if (auto it = plan.declined.find(name); it != plan.declined.end()) {
+    *why = it->second;
+    return nullptr;
   }
-  const std::string why = find_algorithm(requested)->not_applicable(torus);
-  if (why.empty()) return requested;
-  *note = requested + " does not apply: " + why;
-  return "dim-rings";
+  auto schedule = try_build(*find_algorithm(name), plan.torus, why);
+  if (!schedule) {
+    plan.declined[name] = *why;
+    return nullptr;
+  }
+  return (plan.schedules[name] = std::move(schedule)).get();
 }
 
-const Schedule& schedule_of(Plan& plan, const std::string& name) {
-  auto& slot = plan.schedules[name];
-  if (!slot) slot = find_algorithm(name)->build(plan.torus);
-  return *slot;
+/// What runs for `requested`: its schedule, or nullptr for the vendor's
+/// allgather; *chosen names it, *note says why it differs from the request.
+/// auto: hamiltonian where a decomposition exists, else dim-rings (the
+/// cost-model selector is a later stage). A forced algorithm that declines
+/// the shape falls back to dim-rings, which applies to every shape.
+const Schedule* choose(Plan& plan, const std::string& requested, std::string* chosen, std::string* note) {
+  *chosen = requested;
+  if (requested == "vendor") return nullptr;
+  const std::string first = requested == "auto" ? "hamiltonian" : requested;
+  std::string why;
+  if (const Schedule* s = schedule_of(plan, first, &why)) {
+    *chosen = first;
+    return s;
+  }
+  *note = first + " does not apply: " + why;
+  *chosen = "dim-rings";
+  return schedule_of(plan, "dim-rings", &why);
 }
 
 int allgather(const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -133,15 +144,12 @@ int allgather(const char* algorithm, const void* sendbuf, int sendcount, MPI_Dat
   }
   if (size == 1) return MPI_SUCCESS;
 
-  std::string note;
-  const std::string chosen = resolve(requested, plan->torus, &note);
+  std::string note, chosen;
+  const Schedule* schedule = choose(*plan, requested, &chosen, &note);
   if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
     std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n", plan->torus.to_string().c_str(),
                  size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
-  if (chosen == "vendor")
-    return PMPI_Allgather(sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, comm);
-  err = execute(schedule_of(*plan, chosen), plan->comm, recvbuf, recvcount, recvtype);
+  err = execute(*schedule, plan->comm, recvbuf, recvcount, recvtype);
   return raise(comm, err);
 }
 
@@ -168,7 +176,7 @@ extern "C" int TG_Algorithm_chosen(const char* algorithm, MPI_Comm comm, char* n
     Plan* plan = nullptr;
     if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
     std::string note;
-    chosen = resolve(requested, plan->torus, &note);
+    choose(*plan, requested, &chosen, &note);
   }
   if (len > 0) {
     std::strncpy(name, chosen.c_str(), static_cast<std::size_t>(len) - 1);

@@ -17,6 +17,7 @@ struct Plan {
   MPI_Comm comm = MPI_COMM_NULL;  ///< private periodic Cartesian duplicate (same ranks)
   Torus torus;
   std::map<std::string, std::unique_ptr<Schedule>> schedules;  ///< built lazily, by name
+  std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
   std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
 
   explicit Plan(Torus t) : torus(std::move(t)) {}

@@ -26,7 +26,7 @@ class CycleProgram final : public RankProgram {
     const Torus& t = s_.torus();
     const bool halves = round_ == s_.rounds() && t.size() % 2 == 0;
     const auto colours = static_cast<std::uint16_t>(s_.colours());
-    for (Port p = 0; p < t.ports(); ++p) {
+    for (const Port p : s_.ports()) {
       Piece in{static_cast<std::uint16_t>(s_.colour(self_, p)), colours, 0};
       if (halves) in.half = s_.last_round_half(self_, p);
       ops.recvs.push_back({p, {origin_[p], 0}, in});
@@ -38,7 +38,7 @@ class CycleProgram final : public RankProgram {
       ops.sends.push_back({q, {last_[s_.partner(self_, q)], 0}, out});
     }
     // Walk every stream one hop further back for the next round.
-    for (Port p = 0; p < t.ports(); ++p) {
+    for (const Port p : s_.ports()) {
       last_[p] = origin_[p];
       const Port entered = s_.partner(origin_[p], leave_[p]);
       origin_[p] = t.neighbor(origin_[p], entered);
@@ -57,6 +57,13 @@ class CycleProgram final : public RankProgram {
 
 }  // namespace
 
+CycleSchedule::CycleSchedule(Torus torus) : Schedule(std::move(torus)) {
+  for (int a : this->torus().active_axes()) {
+    ports_.push_back(make_port(a, false));
+    ports_.push_back(make_port(a, true));
+  }
+}
+
 std::unique_ptr<RankProgram> CycleSchedule::program(Rank r) const {
   return std::make_unique<CycleProgram>(*this, r);
 }
@@ -66,7 +73,7 @@ StructuralProof CycleSchedule::prove() const {
   proof.supported = true;
   const Torus& t = torus();
   const Rank P = t.size();
-  const int d = t.ndims();
+  const int d = colours();
   auto fail = [&](std::string why) {
     proof.complete = false;
     proof.detail = std::move(why);
@@ -76,9 +83,9 @@ StructuralProof CycleSchedule::prove() const {
   // link has the same colour at both of its ends.
   for (Rank r = 0; r < P; ++r) {
     std::uint32_t seen = 0;
-    for (Port p = 0; p < t.ports(); ++p) {
+    for (const Port p : ports_) {
       const Port q = partner(r, p);
-      if (q == p || q < 0 || q >= t.ports() || partner(r, q) != p)
+      if (q == p || std::find(ports_.begin(), ports_.end(), q) == ports_.end() || partner(r, q) != p)
         return fail("rank " + std::to_string(r) + ": forwarding rule is not a pairing of ports");
       const int c = colour(r, p);
       if (c < 0 || c >= d || colour(r, q) != c)
@@ -95,8 +102,12 @@ StructuralProof CycleSchedule::prove() const {
   std::vector<bool> visited(static_cast<std::size_t>(P));
   for (int c = 0; c < d && P > 1; ++c) {
     std::fill(visited.begin(), visited.end(), false);
-    Port in = 0;
-    while (colour(0, in) != c) ++in;
+    Port in = ports_.front();
+    for (const Port p : ports_)
+      if (colour(0, p) == c) {
+        in = p;
+        break;
+      }
     // Each rank has exactly one strand of colour c, so the walk can only
     // come back to rank 0 through `in`: reaching rank 0 closes the cycle.
     Rank r = 0;

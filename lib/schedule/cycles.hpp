@@ -5,13 +5,15 @@
 // c runs both ways round cycle c.
 #pragma once
 
+#include <vector>
+
 #include "schedule/schedule.hpp"
 
 namespace torusgather {
 
 class CycleSchedule : public Schedule {
  public:
-  using Schedule::Schedule;
+  explicit CycleSchedule(Torus torus);
 
   /// The port a stream entering rank r on `in` leaves on (an involution
   /// without fixed points on the 2d ports of r).
@@ -23,7 +25,7 @@ class CycleSchedule : public Schedule {
   /// have brought the blocks at distance 1..t; for even P the last round
   /// brings the opposite rank from both sides (each side then carries half).
   long long rounds() const override { return torus().size() / 2; }
-  int colours() const override { return torus().ndims(); }
+  int colours() const override { return static_cast<int>(ports_.size() / 2); }
   int claimed_max_link_messages_per_round() const override { return torus().size() > 1 ? 1 : 0; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
   /// Checks that the strands of each colour form one cycle through all P
@@ -37,6 +39,12 @@ class CycleSchedule : public Schedule {
   std::uint8_t last_round_half(Rank receiver, Port in) const {
     return in < partner(receiver, in) ? 1 : 2;
   }
+
+  /// The ports on axes with side > 1: those the cycles use.
+  const std::vector<Port>& ports() const { return ports_; }
+
+ private:
+  std::vector<Port> ports_;
 };
 
 }  // namespace torusgather

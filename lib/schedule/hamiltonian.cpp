@@ -4,30 +4,18 @@
 
 namespace torusgather {
 namespace {
+
 // Meyer & Sibeyn's directions on rank (i, j): row i on axis 0, column j on
 // axis 1, PU (0,0) in the upper-left corner.
 constexpr Port kTop = make_port(0, false);
 constexpr Port kBottom = make_port(0, true);
 constexpr Port kLeft = make_port(1, false);
 constexpr Port kRight = make_port(1, true);
-}  // namespace
 
-HamiltonianSchedule::HamiltonianSchedule(const Torus& torus) : CycleSchedule(torus) {
-  const std::string why = not_applicable(torus);
-  if (!why.empty()) throw std::invalid_argument("hamiltonian: " + why);
-}
-
-std::string HamiltonianSchedule::not_applicable(const Torus& torus) {
-  if (torus.ndims() != 2) return "needs a 2D torus (the d-dimensional cycles are not built yet)";
-  if (torus.dim(0) % 2 != 0 || torus.dim(1) % 2 != 0)
-    return "needs both sides even (odd sides use partial cycles, not built yet)";
-  return {};
-}
-
-Port HamiltonianSchedule::partner(Rank r, Port in) const {
-  const int n2 = torus().dim(1);
-  const int j = torus().coord(r, 1);
-  // §3.1: j even or j = n2-1: T<->R, B<->L; j odd and j < n2-1: T<->L, B<->R.
+/// §3.1: j even or j = n2-1: T<->R, B<->L; j odd and j < n2-1: T<->L, B<->R.
+Port rule31(const Torus& t, Rank r, Port in) {
+  const int n2 = t.dim(1);
+  const int j = t.coord(r, 1);
   const bool straight = (j % 2 == 0) || j == n2 - 1;
   switch (in) {
     case kTop: return straight ? kRight : kLeft;
@@ -37,16 +25,55 @@ Port HamiltonianSchedule::partner(Rank r, Port in) const {
   }
 }
 
-int HamiltonianSchedule::colour(Rank r, Port p) const {
+class Section31 final : public LinkColouring {
+ public:
+  using LinkColouring::LinkColouring;
+  std::string construction() const override { return "forwarding rules of Meyer & Sibeyn §3.1"; }
+  int colour(Rank r, int k) const override { return port_colour(r, make_port(k, true)); }
+
+ private:
   // Following a strand from (i, j) to the right alternates columns and rows
   // so that the strand through the right port of (i, j) belongs to cycle
-  // (i + j) mod 2; the special column n2-1 preserves this because n2 is even.
-  // prove() checks it for every rank and link.
-  const int i = torus().coord(r, 0);
-  const int j = torus().coord(r, 1);
-  const int right_colour = (i + j) % 2;
-  const bool on_right_strand = p == kRight || p == partner(r, kRight);
-  return on_right_strand ? right_colour : 1 - right_colour;
+  // (i + j) mod 2; the special column n2-1 keeps this because n2 is even.
+  // is_hamiltonian_decomposition() checks it for every rank and link.
+  int port_colour(Rank r, Port p) const {
+    const Torus& t = torus();
+    const int right = (t.coord(r, 0) + t.coord(r, 1)) % 2;
+    return (p == kRight || p == rule31(t, r, kRight)) ? right : 1 - right;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<LinkColouring> section31_decomposition(const Torus& t) {
+  if (t.ndims() != 2 || t.dim(0) % 2 != 0 || t.dim(1) % 2 != 0) return nullptr;
+  return std::make_unique<Section31>(t);
+}
+
+HamiltonianSchedule::HamiltonianSchedule(const Torus& torus) : CycleSchedule(torus) {
+  // The colouring refers to this schedule's own copy of the torus.
+  colouring_ = section31_decomposition(this->torus());
+  if (!colouring_) colouring_ = hamiltonian_decomposition(this->torus());
+  if (!colouring_)
+    throw std::invalid_argument("hamiltonian: no decomposition into Hamiltonian cycles found for " +
+                                this->torus().to_string());
+  axis_index_.assign(this->torus().ndims(), -1);
+  for (int k = 0; k < colouring_->count(); ++k) axis_index_[colouring_->axes()[k]] = k;
+}
+
+std::string HamiltonianSchedule::not_applicable(const Torus&) { return {}; }
+
+int HamiltonianSchedule::colour(Rank r, Port p) const {
+  const int k = axis_index_[port_axis(p)];
+  // The link behind a minus port is the plus link of the neighbour.
+  return port_plus(p) ? colouring_->colour(r, k) : colouring_->colour(torus().neighbor(r, p), k);
+}
+
+Port HamiltonianSchedule::partner(Rank r, Port in) const {
+  const int c = colour(r, in);
+  for (const Port q : ports())
+    if (q != in && colour(r, q) == c) return q;
+  return in;  // not a decomposition: prove() reports it
 }
 
 }  // namespace torusgather

@@ -1,24 +1,41 @@
-// Two edge-disjoint Hamiltonian cycles on a 2D torus with both sides even,
-// by the time-independent forwarding rules of Meyer & Sibeyn 1998, §3.1
-// (Theorem 2): n1*n2/2 steps with the block cut into two halves.
+// Gossiping along d edge-disjoint Hamiltonian cycles, block cut into d parts,
+// part c both ways round cycle c: floor(P/2) steps (Meyer & Sibeyn 1998, §3).
+// The cycles come from a decomposition of the torus's links:
+// - 2D with both sides even: the time-independent forwarding rules of §3.1
+//   (Theorem 2), O(1) per rank;
+// - other 2D shapes and d >= 3 (§3.4): closed forms for k x k and for
+//   gcd(m, n) > 1, else the 4-cycle switch search (decomposition.hpp).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "schedule/cycles.hpp"
+#include "schedule/decomposition.hpp"
 
 namespace torusgather {
 
 class HamiltonianSchedule final : public CycleSchedule {
  public:
-  /// Throws std::invalid_argument where not_applicable() is non-empty.
+  /// Throws std::invalid_argument if no decomposition could be built.
   explicit HamiltonianSchedule(const Torus& torus);
-  /// Empty when the construction applies to the shape, else the reason.
+  /// Empty: every shape is attempted; the switch search may still fail, which
+  /// the constructor reports.
   static std::string not_applicable(const Torus& torus);
 
   const char* name() const override { return "hamiltonian"; }
   Port partner(Rank r, Port in) const override;
   int colour(Rank r, Port p) const override;
+  /// Which construction gave the cycles.
+  std::string construction() const override { return colouring_->construction(); }
+  const LinkColouring& colouring() const { return *colouring_; }
+
+ private:
+  std::unique_ptr<LinkColouring> colouring_;
+  std::vector<int> axis_index_;  ///< axis -> index among the active axes, -1 if side 1
 };
+
+/// Meyer & Sibeyn §3.1 as a link colouring (2D, both sides even), exposed for tests.
+std::unique_ptr<LinkColouring> section31_decomposition(const Torus& t);
 
 }  // namespace torusgather

@@ -1,5 +1,7 @@
 #include "schedule/registry.hpp"
 
+#include <stdexcept>
+
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
 
@@ -8,7 +10,7 @@ namespace torusgather {
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
       {"hamiltonian",
-       "two edge-disjoint Hamiltonian cycles, block in 2 halves, both ways round (Meyer & Sibeyn §3.1)",
+       "d edge-disjoint Hamiltonian cycles, block in d parts, each both ways round (Meyer & Sibeyn §3)",
        &HamiltonianSchedule::not_applicable,
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianSchedule>(t); }},
       {"dim-rings",
@@ -23,6 +25,19 @@ const AlgorithmInfo* find_algorithm(const std::string& name) {
   for (const auto& a : algorithms())
     if (name == a.name) return &a;
   return nullptr;
+}
+
+std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why) {
+  if (std::string reason = info.not_applicable(torus); !reason.empty()) {
+    *why = std::move(reason);
+    return nullptr;
+  }
+  try {
+    return info.build(torus);
+  } catch (const std::invalid_argument& e) {
+    *why = e.what();
+    return nullptr;
+  }
 }
 
 std::string algorithm_names() {

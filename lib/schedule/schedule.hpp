@@ -109,6 +109,8 @@ class Schedule {
   /// The most messages any directed link carries in one round, as claimed.
   virtual int claimed_max_link_messages_per_round() const = 0;
   virtual std::unique_ptr<RankProgram> program(Rank r) const = 0;
+  /// Which construction the schedule uses, where there is a choice.
+  virtual std::string construction() const { return {}; }
   /// O(P*d) proof from the structure, for P too large to step through.
   virtual StructuralProof prove() const { return {}; }
 

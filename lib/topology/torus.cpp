@@ -44,6 +44,13 @@ Rank Torus::clear_axes(Rank r, std::uint32_t axes_mask) const {
   return r;
 }
 
+std::vector<int> Torus::active_axes() const {
+  std::vector<int> axes;
+  for (int a = 0; a < ndims(); ++a)
+    if (dims_[a] > 1) axes.push_back(a);
+  return axes;
+}
+
 std::string Torus::to_string() const {
   std::string s;
   for (int a = 0; a < ndims(); ++a) {

@@ -45,6 +45,9 @@ class Torus {
   /// r with the coordinates of every axis in `axes_mask` set to zero.
   Rank clear_axes(Rank r, std::uint32_t axes_mask) const;
 
+  /// The axes with side > 1 (a side of 1 has no links to anyone else).
+  std::vector<int> active_axes() const;
+
   /// "6x8", "4x4x4".
   std::string to_string() const;
 

@@ -1,0 +1,66 @@
+// Decompositions of a torus into edge-disjoint Hamiltonian cycles, one per
+// dimension (Meyer & Sibeyn 1998, §3.4, which cites constructions without
+// giving them; the ones used here are listed in ALGORITHMS.md §1a).
+//
+// A decomposition colours every link of the torus with one of D colours
+// (D = number of sides > 1) so that every rank has exactly two links of each
+// colour and the links of each colour form one cycle through all P ranks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "topology/torus.hpp"
+
+namespace torusgather {
+
+class LinkColouring {
+ public:
+  explicit LinkColouring(const Torus& t);
+  virtual ~LinkColouring() = default;
+  /// Colour of the link from r towards +axes()[k].
+  virtual int colour(Rank r, int k) const = 0;
+  /// How it was built (for tg-plan and docs).
+  virtual std::string construction() const = 0;
+
+  const Torus& torus() const { return torus_; }
+  /// The axes with side > 1, in order; k indexes into this list.
+  const std::vector<int>& axes() const { return axes_; }
+  int count() const { return static_cast<int>(axes_.size()); }
+
+ private:
+  const Torus& torus_;
+  std::vector<int> axes_;
+};
+
+/// True if every colour class is one cycle through all P ranks and every rank
+/// has two links of each colour. O(P*D).
+bool is_hamiltonian_decomposition(const LinkColouring& c, std::string* why = nullptr);
+
+/// k x k torus: cycle 0 steps +y0 except on the anti-diagonal y0 + y1 = k-1
+/// (mod k), where it steps +y1; cycle 1 takes the other link.
+std::unique_ptr<LinkColouring> square_decomposition(const Torus& t);
+
+/// m x n torus with g = gcd(m, n) > 1 and a shift s in 1..g-1: with
+/// S = {(y0 + y1) mod g < s}, cycle 0 steps +y0 outside S and +y1 inside.
+/// nullptr if no s gives Hamiltonian cycles (never for g = 1).
+std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t);
+
+/// Any shape: start from "colour k = every link along axis k" and apply
+/// 4-cycle switches (recolour the two pairs of opposite links of a unit
+/// square) that merge cycles, in an order fixed by a seeded generator, so
+/// every rank derives the same decomposition with no communication.
+/// nullptr if the search gets stuck (then the caller declines).
+std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t);
+
+/// 4D: split the axes into two pairs, decompose each 2D pair into H0 + H1 and
+/// K0 + K1; H_c x K_c are 2D tori that decompose again (doubling).
+/// nullptr if the shape has not 4 sides > 1 or a part does not decompose.
+std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
+
+/// The first construction that applies: square, gcd, doubling, switch search.
+std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t);
+
+}  // namespace torusgather
