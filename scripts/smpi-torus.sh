@@ -11,8 +11,12 @@
 # MPI_Cart_create is row-major (last axis fastest): the dims are given to
 # SimGrid in reverse order, so host i is rank i and torus neighbours are one
 # hop apart. TORUSGATHER_DIMS is exported so torusgather uses the same shape.
+# Benchmarks allocate big receive buffers with SMPI_SHARED_MALLOC; the
+# "local" mode shares them between simulated ranks (one buffer per call
+# site), where this SimGrid's default did not (64 ranks x 64 MiB took 4.3 GB).
 # --factors ideal (default) sets SMPI's bandwidth and latency correction
-# factors to 1, so a message of m bytes to a neighbour costs exactly
+# factors to 1 and turns off its TCP cross-traffic (acknowledgement flows on
+# the reverse path), so a message of m bytes to a neighbour costs exactly
 # lat + m/bw, the model of the papers and of the bound (P-1)s/(2dB);
 # --factors smpi keeps SMPI's defaults, calibrated on real TCP clusters
 # (for large messages about 0.94 x bandwidth and 11.6 x latency).
@@ -65,11 +69,11 @@ cat >"$platform" <<XML
 XML
 for ((i = 0; i < ranks; i++)); do echo "node-$i"; done >"$hostfile"
 
-cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc-blocksize:67108864
+cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:local
      --log=root.thres:warning --log=smpi_config.thres:error --log=smpi_mpi.thres:error --log=smpi_pmpi.thres:error)
 [ -n "$allgather" ] && cfg+=("--cfg=smpi/allgather:$allgather")
 case "$factors" in
-  ideal) cfg+=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1) ;;
+  ideal) cfg+=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0) ;;
   smpi) ;;
   *) echo "smpi-torus.sh: --factors must be ideal or smpi" >&2; exit 2 ;;
 esac

@@ -163,6 +163,7 @@ class SwitchSearch {
         for (int l = k + 1; l < D_; ++l) order.push_back((x * D_ + k) * D_ + l);
     std::mt19937 rng(seed);
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+    merge_phase(order);
     // Greedy passes accept only switches that merge cycles. When a pass makes
     // no progress, a few random neutral switches (one colour merges, the
     // other splits) move the search off the local minimum.
@@ -185,6 +186,51 @@ class SwitchSearch {
   }
 
   std::vector<std::uint8_t> table() && { return std::move(colour_); }
+
+  /// Phase 1: switches that merge two cycles in both colours. Merges only
+  /// join cycles, so union-find on the initial cycle ids tracks them without
+  /// relabelling (a rank stays on the union of its original cycles); this
+  /// does most of the work in O(P*d^2*alpha). Relabels once at the end.
+  void merge_phase(const std::vector<long long>& order) {
+    std::vector<std::vector<int>> parent(D_);
+    for (int c = 0; c < D_; ++c) {
+      parent[c].resize(static_cast<std::size_t>(cycles_[c]));
+      std::iota(parent[c].begin(), parent[c].end(), 0);
+    }
+    auto find = [&](int c, int x) {
+      auto& p = parent[c];
+      while (p[static_cast<std::size_t>(x)] != x) x = p[static_cast<std::size_t>(x)] = p[static_cast<std::size_t>(p[static_cast<std::size_t>(x)])];
+      return x;
+    };
+    auto root = [&](int c, Rank r) { return find(c, cycle_[c][static_cast<std::size_t>(r)]); };
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (long long cand : order) {
+        const int l = static_cast<int>(cand % D_), k = static_cast<int>((cand / D_) % D_);
+        const Rank x = cand / D_ / D_;
+        const Rank xk = step(x, k, 1), xl = step(x, l, 1);
+        const int A = colour(x, k), B = colour(x, l);
+        if (A == B || colour(xl, k) != A || colour(xk, l) != B) continue;
+        const int a1 = root(A, x), a2 = root(A, xl), b1 = root(B, x), b2 = root(B, xk);
+        if (a1 == a2 || b1 == b2) continue;
+        recolour(x, k, l, A, B);
+        parent[A][static_cast<std::size_t>(a2)] = a1;
+        parent[B][static_cast<std::size_t>(b2)] = b1;
+        progress = true;
+      }
+    }
+    for (int c = 0; c < D_; ++c) relabel(c);
+  }
+
+  /// The switch itself: the square's A links become B and its B links A.
+  void recolour(Rank x, int k, int l, int A, int B) {
+    const Rank xk = step(x, k, 1), xl = step(x, l, 1);
+    colour_[static_cast<std::size_t>(x * D_ + k)] = static_cast<std::uint8_t>(B);
+    colour_[static_cast<std::size_t>(xl * D_ + k)] = static_cast<std::uint8_t>(B);
+    colour_[static_cast<std::size_t>(x * D_ + l)] = static_cast<std::uint8_t>(A);
+    colour_[static_cast<std::size_t>(xk * D_ + l)] = static_cast<std::uint8_t>(A);
+  }
 
  private:
   bool done() const {
@@ -255,10 +301,7 @@ class SwitchSearch {
     const int dA = delta(A, x, xk, xl, xkl);
     const int dB = delta(B, x, xl, xk, xkl);
     if (neutral ? (dA + dB > 0 || (dA == 0 && dB == 0)) : (dA > 0 || dB > 0 || dA + dB == 0)) return false;
-    colour_[static_cast<std::size_t>(x * D_ + k)] = static_cast<std::uint8_t>(B);
-    colour_[static_cast<std::size_t>(xl * D_ + k)] = static_cast<std::uint8_t>(B);
-    colour_[static_cast<std::size_t>(x * D_ + l)] = static_cast<std::uint8_t>(A);
-    colour_[static_cast<std::size_t>(xk * D_ + l)] = static_cast<std::uint8_t>(A);
+    recolour(x, k, l, A, B);
     relabel(A);
     relabel(B);
     return true;
@@ -305,7 +348,13 @@ class DoublingColouring final : public LinkColouring {
     static constexpr int kPairings[3][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
     for (const auto& pairing : kPairings) {
       auto d = std::unique_ptr<DoublingColouring>(new DoublingColouring(t, pairing));
-      if (d->ok_ && is_hamiltonian_decomposition(*d)) return d;
+      if (!d->ok_ || !is_hamiltonian_decomposition(*d)) continue;
+      // A lookup walks two levels of cycles: store the result (one byte per
+      // link) so the executor's per-round lookups are O(1).
+      std::vector<std::uint8_t> table(static_cast<std::size_t>(t.size() * 4));
+      for (Rank r = 0; r < t.size(); ++r)
+        for (int k = 0; k < 4; ++k) table[static_cast<std::size_t>(r * 4 + k)] = static_cast<std::uint8_t>(d->colour(r, k));
+      return std::make_unique<TableColouring>(t, d->construction(), std::move(table));
     }
     return nullptr;
   }
