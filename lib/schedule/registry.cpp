@@ -4,6 +4,7 @@
 
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
+#include "schedule/partial_cycles.hpp"
 
 namespace torusgather {
 
@@ -13,6 +14,10 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "d edge-disjoint Hamiltonian cycles, block in d parts, each both ways round (Meyer & Sibeyn §3)",
        &HamiltonianSchedule::not_applicable,
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianSchedule>(t); }},
+      {"partial-cycles",
+       "one packet on two partial cycles, off-cycle ranks fed by neighbours (Meyer & Sibeyn §4.1, 2D)",
+       &PartialCyclesSchedule::not_applicable,
+       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t); }},
       {"dim-rings",
        "bidirectional rings along each dimension in turn, d colours (Juurlink, Rao & Sibeyn, approach 1)",
        [](const Torus&) { return std::string(); },

@@ -140,7 +140,7 @@ std::string shape_name(const std::vector<int>& dims) {
 }
 
 void run_cases(MPI_Comm comm, const std::string& where, std::vector<TypeCase>& cases) {
-  for (const char* algorithm : {"auto", "hamiltonian", "dim-rings", "vendor"}) {
+  for (const char* algorithm : {"auto", "hamiltonian", "partial-cycles", "dim-rings", "vendor"}) {
     for (const auto& tc : cases) {
       check(same_as_vendor(algorithm, tc, comm, false), where + " " + algorithm + " " + tc.name);
       if (!g_quick || tc.name == "int x1001")
@@ -174,6 +174,12 @@ int main(int argc, char** argv) {
     const bool must = even2d || dims.size() == 1;
     check(must ? c == "hamiltonian" : (c == "hamiltonian" || c == "dim-rings"),
           "forced hamiltonian on " + shape_name(dims) + " ran " + c);
+    // §4.1's partial cycles need a 2D torus with an even side >= 4 and the other >= 2.
+    TG_Algorithm_chosen("partial-cycles", comm, chosen, sizeof chosen);
+    const bool fits41 = dims.size() == 2 && ((dims[0] % 2 == 0 && dims[0] >= 4 && dims[1] >= 2) ||
+                                             (dims[1] % 2 == 0 && dims[1] >= 4 && dims[0] >= 2));
+    check(std::string(chosen) == (fits41 ? "partial-cycles" : "dim-rings"),
+          "forced partial-cycles on " + shape_name(dims) + " ran " + chosen);
     run_cases(comm, "dims " + shape_name(dims), cases);
     MPI_Comm_free(&comm);
   }

@@ -6,6 +6,7 @@
 #include "schedule/decomposition.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
+#include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
 #include "simulate/simulate.hpp"
 
@@ -172,4 +173,52 @@ TEST(Registry, NamesAndApplicability) {
     const Torus t({4, 6});
     if (info.not_applicable(t).empty()) EXPECT_EQ(std::string(info.build(t)->name()), info.name);
   }
+}
+
+// Meyer & Sibeyn §4.1, Theorem 5: two partial cycles of m = n1*(n2+2)/2
+// ranks. The feeders send blocks they already hold, so the off-cycle ranks
+// finish with the cycles: ceil(m/2) rounds, one fewer than the theorem's
+// n1*n2/4 + n1/2 + 1 when m is even.
+TEST(PartialCycles, TwoDimensionalShapes) {
+  const std::vector<std::vector<int>> shapes = {
+      {2, 4},  {3, 4},  {4, 4},  {5, 4},  {6, 4},  {4, 6},  {6, 8},  {8, 6},  {7, 8},  {5, 8},  {9, 4},
+      {4, 10}, {10, 4}, {3, 12}, {12, 3}, {8, 8},  {11, 6}, {6, 11}, {16, 16}, {13, 10}, {4, 2}, {20, 6}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const PartialCyclesSchedule s{Torus(dims)};
+    const int a = s.x1_axis();
+    const long long n1 = dims[a], n2 = dims[1 - a];
+    const long long m = n1 * (n2 + 2) / 2;
+    EXPECT_EQ(s.cycle_length(), m);
+    EXPECT_EQ(s.rounds(), (m + 1) / 2);
+    EXPECT_LE(s.rounds(), n1 * n2 / 4 + n1 / 2 + 1);  // Theorem 5
+    const SimulationReport rep = step_through(s);
+    EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
+    EXPECT_EQ(rep.rounds, s.rounds());
+    EXPECT_EQ(rep.max_link_messages_per_round, 1);
+  }
+}
+
+TEST(PartialCycles, CyclesAreLinkDisjointAndEveryRankInjectsOnce) {
+  const PartialCyclesSchedule s(Torus({6, 8}));
+  const Torus& t = s.torus();
+  std::vector<int> used(static_cast<std::size_t>(t.size() * t.ports()), 0);
+  for (int c = 0; c < 2; ++c)
+    for (long long p = 0; p < s.cycle_length(); ++p) {
+      const Rank r = s.at(c, p);
+      EXPECT_EQ(s.position(r, c), p);
+      const Port out = s.cycle_port(r, c, +1);
+      ASSERT_GE(out, 0);
+      EXPECT_EQ(t.neighbor(r, out), s.at(c, p + 1));
+      ++used[static_cast<std::size_t>(r * t.ports() + out)];
+    }
+  for (int u : used) EXPECT_LE(u, 1);
+  for (Rank r = 0; r < t.size(); ++r) EXPECT_EQ(s.injects(r, 0) + s.injects(r, 1), 1);
+}
+
+TEST(PartialCycles, Declines) {
+  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({5, 7})).empty());
+  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({4, 4, 4})).empty());
+  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({2, 2})).empty());
+  EXPECT_TRUE(PartialCyclesSchedule::not_applicable(Torus({3, 4})).empty());
 }
