@@ -28,5 +28,5 @@ echo "== 2. Simulated 8x8 torus (SimGrid SMPI): 64 ranks, times in simulated us 
 echo "   vendor = SimGrid's re-implementation of Open MPI's allgather selection (smpi/allgather:ompi)"
 ./scripts/smpi-torus.sh --dims 8x8 --bw 10GBps --lat 1us --allgather ompi -- \
   "$build/bin/tg-bench-smpi" --sizes 8,1024,65536,1048576 --iters 1 --warmup 1 \
-  --algorithms auto,hamiltonian,dim-rings
+  --algorithms auto,hamiltonian,partial-cycles,dim-rings
 echo "   bound at 1 MiB: (P-1)*s/(2d*B) = 63 * 1048576 B / (4 * 10 GB/s) = 1651.5 us"
