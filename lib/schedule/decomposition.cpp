@@ -38,6 +38,24 @@ struct Walker {
     }
     return false;
   }
+
+  /// Follows the cycle of colour c from `start`, calling visit(rank, index)
+  /// for each rank, until it is back at `start` or `limit` ranks were seen;
+  /// returns the number of ranks visited.
+  template <class ColourOf, class Visit>
+  Rank walk(ColourOf&& colour_of, Rank start, int c, Rank limit, Visit&& visit) const {
+    Rank r = start, length = 0;
+    long long from = -1;
+    do {
+      visit(r, length++);
+      long long link = -1;
+      Rank to = r;
+      next(colour_of, r, c, from, &link, &to);
+      from = link;
+      r = to;
+    } while (r != start && length < limit);
+    return length;
+  }
 };
 
 class FunctionColouring final : public LinkColouring {
@@ -90,16 +108,7 @@ bool is_hamiltonian_decomposition(const LinkColouring& c, std::string* why) {
   const Walker w{t, c.axes(), D};
   auto colour_of = [&](Rank r, int k) { return c.colour(r, k); };
   for (int col = 0; col < D; ++col) {
-    Rank r = 0, length = 0;
-    long long from = -1;
-    do {
-      long long link = -1;
-      Rank to = r;
-      w.next(colour_of, r, col, from, &link, &to);
-      from = link;
-      r = to;
-      ++length;
-    } while (r != 0 && length <= P);
+    const Rank length = w.walk(colour_of, 0, col, P + 1, [](Rank, Rank) {});
     if (length != P)
       return fail("colour " + std::to_string(col) + " closes after " + std::to_string(length) + " of " +
                   std::to_string(P) + " ranks");
@@ -254,19 +263,11 @@ class SwitchSearch {
     int id = 0;
     for (Rank s = 0; s < P_; ++s) {
       if (cyc[static_cast<std::size_t>(s)] >= 0) continue;
-      Rank r = s;
-      long long from = -1;
-      int p = 0;
-      while (cyc[static_cast<std::size_t>(r)] < 0) {
+      const Rank length = w.walk(colour_of, s, c, P_, [&](Rank r, Rank p) {
         cyc[static_cast<std::size_t>(r)] = id;
-        pos[static_cast<std::size_t>(r)] = p++;
-        long long link = -1;
-        Rank to = r;
-        w.next(colour_of, r, c, from, &link, &to);
-        from = link;
-        r = to;
-      }
-      length_[c].push_back(p);
+        pos[static_cast<std::size_t>(r)] = static_cast<int>(p);
+      });
+      length_[c].push_back(static_cast<int>(length));
       ++id;
     }
     cycles_[c] = id;
@@ -415,16 +416,7 @@ class DoublingColouring final : public LinkColouring {
     std::vector<Rank> pos(static_cast<std::size_t>(t.size()), -1);
     const Walker w{t, col.axes(), col.count()};
     auto colour_of = [&](Rank r, int k) { return col.colour(r, k); };
-    Rank r = 0, p = 0;
-    long long from = -1;
-    while (pos[static_cast<std::size_t>(r)] < 0) {
-      pos[static_cast<std::size_t>(r)] = p++;
-      long long link = -1;
-      Rank to = r;
-      w.next(colour_of, r, c, from, &link, &to);
-      from = link;
-      r = to;
-    }
+    w.walk(colour_of, 0, c, t.size(), [&](Rank r, Rank p) { pos[static_cast<std::size_t>(r)] = p; });
     return pos;
   }
 
