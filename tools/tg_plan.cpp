@@ -10,6 +10,7 @@
 #include <string>
 
 #include "schedule/cycles.hpp"
+#include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
 #include "simulate/simulate.hpp"
 
@@ -145,11 +146,22 @@ std::string xml_escape(const std::string& s) {
 
 bool write_svg(const Schedule& schedule, const std::string& path, std::string* why) {
   const auto* cycles = dynamic_cast<const CycleSchedule*>(&schedule);
+  const auto* partial = dynamic_cast<const PartialCyclesSchedule*>(&schedule);
   const Torus& t = schedule.torus();
-  if (!cycles || t.ndims() != 2) {
-    *why = "--svg draws the cycles of a 2D cycle schedule (hamiltonian on a 2D torus)";
+  if ((!cycles && !partial) || t.ndims() != 2) {
+    *why = "--svg draws the cycles of hamiltonian or partial-cycles on a 2D torus";
     return false;
   }
+  // Colour of the link leaving r on port p (plus ports only), -1 if no cycle
+  // uses it (partial cycles: those links feed the off-cycle ranks).
+  auto link_colour = [&](Rank r, Port p) {
+    if (cycles) return cycles->colour(r, p);
+    for (int c = 0; c < 2; ++c)
+      if (partial->position(r, c) >= 0 && partial->position(t.neighbor(r, p), c) >= 0 &&
+          (partial->cycle_port(r, c, +1) == p || partial->cycle_port(t.neighbor(r, p), c, -1) == opposite(p)))
+        return c;
+    return -1;
+  };
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) {
     *why = "cannot write " + path;
@@ -169,7 +181,8 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
       if (t.dim(axis) < 2) continue;
       const Port p = make_port(axis, true);
       const Rank q = t.neighbor(r, p);
-      const char* colour = palette[cycles->colour(r, p) % 4];
+      const int lc = link_colour(r, p);
+      const char* colour = lc < 0 ? "#bbbbbb" : palette[lc % 4];
       int x1, y1, x2, y2;
       xy(r, &x1, &y1);
       xy(q, &x2, &y2);
@@ -188,7 +201,10 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
   for (Rank r = 0; r < t.size(); ++r) {
     int x, y;
     xy(r, &x, &y);
-    std::fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"6\" fill=\"white\" stroke=\"black\"/>\n", x, y);
+    // Partial cycles: grey for a rank on one cycle only (fed the other's blocks).
+    const bool fed = partial && (partial->position(r, 0) < 0 || partial->position(r, 1) < 0);
+    std::fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"6\" fill=\"%s\" stroke=\"black\"/>\n", x, y,
+                 fed ? "#999999" : "white");
   }
   std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s on %s</text>\n", margin / 2,
                2 * margin + (n1 - 1) * cell, schedule.name(), t.to_string().c_str());
