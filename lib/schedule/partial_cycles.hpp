@@ -1,15 +1,25 @@
-// One-packet gossiping on partial cycles, 2D (Meyer & Sibeyn 1998, §4.1,
-// Theorem 5). Two link-disjoint cycles of m = n1*n2/2 + n1 ranks each, made
-// of n1/2 laps: the zigzag (+x1, +x2, +x1) followed by n2-1 moves along x2,
-// the last over the wrap-around. Rows x2 = 0, 1 lie on both cycles, every
-// other rank on one (its column's parity). Each rank injects its whole block
-// on one cycle; it travels both ways round it. A rank off cycle c is fed
-// cycle c's blocks over its otherwise unused x1 links by its two x1
-// neighbours, both on c and l = n2+1 ranks apart on it, with the switching
-// strategy of §3.2 (see partial_cycles.cpp): ceil(m/2) rounds.
+// One-packet gossiping on d partial cycles (Meyer & Sibeyn 1998, §4:
+// 2D §4.1 Theorem 5, 3D §4.2 Theorem 6, d-dimensional §4.3 Theorem 7).
+//
+// Cycle j starts at (j, 0, ..., 0) and is n1/d * n2 * ... * n_{d-1} laps; lap
+// i starts with zigzag(d, J), J the largest index with
+// i mod (n1/d * n2 * ... * n_{J-1}) = 0 (else 1), and continues along x_d
+// back to x_d = 0: m = P/d + P/n_d ranks per cycle. Conditions (§4.3.1):
+// (1) sum_{j=2}^{d-1} prod_{l=j}^{d-1} n_l = 0 (mod n1), (2) n1 = 0 (mod d),
+// (3) n_d >= d; the axes of the torus are matched to x_1..x_d in the order
+// that meets them with the largest n_d.
+//
+// Each rank injects its whole block on one cycle it lies on; the block runs
+// both ways round it. A rank off cycle c is fed c's blocks by two neighbours
+// on c over links no cycle uses (the paper's Table 1 shows such links exist;
+// here a per-rank search picks them and the construction checks it), with the
+// switching strategy of §3.2 on blocks the feeders already hold: ceil(m/2)
+// rounds, every directed link carrying at most one message per round.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "schedule/schedule.hpp"
 
@@ -17,34 +27,57 @@ namespace torusgather {
 
 class PartialCyclesSchedule final : public Schedule {
  public:
-  /// Throws std::invalid_argument where not_applicable() is non-empty.
+  /// Throws std::invalid_argument if no axis order meets the conditions or
+  /// the construction fails one of its checks.
   explicit PartialCyclesSchedule(const Torus& torus);
-  /// Needs a 2D torus with one side even and >= 4 (x1) and the other >= 2 (x2).
+  /// Empty when some order of the axes meets conditions (1)-(3).
   static std::string not_applicable(const Torus& torus);
 
   const char* name() const override { return "partial-cycles"; }
   std::string construction() const override;
-  /// ceil(m/2): the cycles need floor(m/2); the feeders deliver 2 blocks per
-  /// round, m in all, one round after the first arrivals.
-  long long rounds() const override { return (cycle_length() + 1) / 2; }
+  long long rounds() const override { return (m_ + 1) / 2; }
   int colours() const override { return 1; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
+  /// The construction's own checks (simple link-disjoint cycles, every rank
+  /// injecting once, two distinct feeders per off-cycle rank and cycle over
+  /// free links used once) plus the feeding lemma; O(P*d).
+  StructuralProof prove() const override;
 
-  long long cycle_length() const { return static_cast<long long>(n1_) * (n2_ + 2) / 2; }
-  /// Position of r on cycle c, or -1 if r is not on it.
-  long long position(Rank r, int c) const;
-  /// The rank at position p of cycle c.
-  Rank at(int c, long long p) const;
-  /// Whether r injects its block on cycle c (exactly one c per rank).
-  bool injects(Rank r, int c) const;
-  /// Port of r towards the next (+1) or previous (-1) rank of cycle c.
+  int cycles() const { return d_; }
+  long long cycle_length() const { return m_; }
+  /// Position of r on cycle c, or -1.
+  long long position(Rank r, int c) const { return pos_[static_cast<std::size_t>(r * d_ + c)]; }
+  /// The rank at position p (mod m) of cycle c.
+  Rank at(int c, long long p) const { return seq_[static_cast<std::size_t>(c * m_ + wrap(p))]; }
+  bool injects(Rank r, int c) const { return inject_[static_cast<std::size_t>(r)] == c; }
+  /// Port of r towards the next (+1) or previous (-1) rank on cycle c.
   Port cycle_port(Rank r, int c, int dir) const;
-  int x1_axis() const { return x1_; }
+  /// The ports of off-cycle rank r on which it is fed cycle c's blocks.
+  Port feed_port(Rank r, int c, int which) const { return feed_[static_cast<std::size_t>((r * d_ + c) * 2 + which)]; }
+  /// The torus axis playing x_{k+1}.
+  int paper_axis(int k) const { return order_[static_cast<std::size_t>(k)]; }
+
+  /// Who of r's two feeders for cycle c is A (the other is B), and the gap l:
+  /// A sends positions a, a-1, ...; B sends b, b-1, ..., a+1, then a+l+2, ...
+  struct Feeders {
+    int a_which;
+    long long a, l;
+  };
+  Feeders feeders(Rank r, int c) const;
 
  private:
-  int x1_ = 1, x2_ = 0;  ///< torus axes playing the paper's x1 (even side) and x2
-  int n1_ = 0, n2_ = 0;
+  long long wrap(long long p) const { return ((p % m_) + m_) % m_; }
+  std::string build(const std::vector<int>& order);
+
+  int d_ = 0;
+  long long m_ = 0;
+  std::vector<int> order_;
+  std::vector<long long> pos_;   ///< [r * d + c]
+  std::vector<Rank> seq_;        ///< [c * m + p]
+  std::vector<Port> move_;       ///< [c * m + p]: port from position p to p + 1
+  std::vector<std::int8_t> inject_;
+  std::vector<Port> feed_;       ///< [(r * d + c) * 2 + which], -1 if r is on c
 };
 
 }  // namespace torusgather

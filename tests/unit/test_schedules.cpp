@@ -175,50 +175,71 @@ TEST(Registry, NamesAndApplicability) {
   }
 }
 
-// Meyer & Sibeyn §4.1, Theorem 5: two partial cycles of m = n1*(n2+2)/2
-// ranks. The feeders send blocks they already hold, so the off-cycle ranks
-// finish with the cycles: ceil(m/2) rounds, one fewer than the theorem's
-// n1*n2/4 + n1/2 + 1 when m is even.
-TEST(PartialCycles, TwoDimensionalShapes) {
+// Meyer & Sibeyn §4: d partial cycles of m = P/d + P/n_d ranks. The feeders
+// send blocks they already hold, so the off-cycle ranks finish with the
+// cycles: ceil(m/2) rounds, within the theorems' counts (Theorem 5:
+// n1*n2/4 + n1/2 + 1; Theorem 6: n1*n2*n3/6 + n1*n2/2 + 1; Theorem 7:
+// (1 + d/n_d) * P/(2d) + 2, all = m/2 + 1 or + 2).
+TEST(PartialCycles, ShapesOfSectionsFourOneToFourThree) {
   const std::vector<std::vector<int>> shapes = {
-      {2, 4},  {3, 4},  {4, 4},  {5, 4},  {6, 4},  {4, 6},  {6, 8},  {8, 6},  {7, 8},  {5, 8},  {9, 4},
-      {4, 10}, {10, 4}, {3, 12}, {12, 3}, {8, 8},  {11, 6}, {6, 11}, {16, 16}, {13, 10}, {4, 2}, {20, 6}};
+      {2, 4},  {3, 4},  {4, 4},  {5, 4},  {6, 4},  {4, 6},  {6, 8},    {8, 6},    {7, 8},    {5, 8},
+      {9, 4},  {4, 10}, {10, 4}, {3, 12}, {12, 3}, {8, 8},  {11, 6},   {6, 11},   {16, 16},  {13, 10},
+      {20, 6}, {3, 3, 3}, {3, 3, 4}, {3, 6, 3}, {6, 6, 3}, {6, 6, 4}, {3, 9, 5}, {6, 6, 6}, {4, 4, 4, 4}};
   for (const auto& dims : shapes) {
     SCOPED_TRACE(name_of(dims));
     const PartialCyclesSchedule s{Torus(dims)};
-    const int a = s.x1_axis();
-    const long long n1 = dims[a], n2 = dims[1 - a];
-    const long long m = n1 * (n2 + 2) / 2;
+    const long long P = s.torus().size();
+    const int d = static_cast<int>(dims.size());
+    const long long nd = dims[static_cast<std::size_t>(s.paper_axis(d - 1))];
+    const long long m = P / d + P / nd;
     EXPECT_EQ(s.cycle_length(), m);
     EXPECT_EQ(s.rounds(), (m + 1) / 2);
-    EXPECT_LE(s.rounds(), n1 * n2 / 4 + n1 / 2 + 1);  // Theorem 5
+    EXPECT_LE(2 * s.rounds(), m + 2);  // the theorems' m/2 + 1 (or + 2), rounded
     const SimulationReport rep = step_through(s);
     EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
     EXPECT_EQ(rep.rounds, s.rounds());
     EXPECT_EQ(rep.max_link_messages_per_round, 1);
+    const SimulationReport proof = prove_structure(s);
+    EXPECT_TRUE(proof.complete);
+    EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
   }
 }
 
+TEST(PartialCycles, Theorem6Count) {
+  // 3x3x4, the paper's Corollary 1 torus: Theorem 6 gives 36/6 + 9/2 + 1 = 11.5.
+  const PartialCyclesSchedule s(Torus({3, 3, 4}));
+  EXPECT_EQ(s.cycle_length(), 21);
+  EXPECT_EQ(s.rounds(), 11);
+}
+
 TEST(PartialCycles, CyclesAreLinkDisjointAndEveryRankInjectsOnce) {
-  const PartialCyclesSchedule s(Torus({6, 8}));
-  const Torus& t = s.torus();
-  std::vector<int> used(static_cast<std::size_t>(t.size() * t.ports()), 0);
-  for (int c = 0; c < 2; ++c)
-    for (long long p = 0; p < s.cycle_length(); ++p) {
-      const Rank r = s.at(c, p);
-      EXPECT_EQ(s.position(r, c), p);
-      const Port out = s.cycle_port(r, c, +1);
-      ASSERT_GE(out, 0);
-      EXPECT_EQ(t.neighbor(r, out), s.at(c, p + 1));
-      ++used[static_cast<std::size_t>(r * t.ports() + out)];
+  for (const auto& dims : std::vector<std::vector<int>>{{6, 8}, {3, 3, 4}}) {
+    const PartialCyclesSchedule s{Torus(dims)};
+    const Torus& t = s.torus();
+    std::vector<int> used(static_cast<std::size_t>(t.size() * t.ports()), 0);
+    for (int c = 0; c < s.cycles(); ++c)
+      for (long long p = 0; p < s.cycle_length(); ++p) {
+        const Rank r = s.at(c, p);
+        EXPECT_EQ(s.position(r, c), p);
+        const Port out = s.cycle_port(r, c, +1);
+        EXPECT_EQ(t.neighbor(r, out), s.at(c, p + 1));
+        ++used[static_cast<std::size_t>(r * t.ports() + out)];
+      }
+    for (int u : used) EXPECT_LE(u, 1);
+    for (Rank r = 0; r < t.size(); ++r) {
+      int n = 0;
+      for (int c = 0; c < s.cycles(); ++c) n += s.injects(r, c) ? 1 : 0;
+      EXPECT_EQ(n, 1);
     }
-  for (int u : used) EXPECT_LE(u, 1);
-  for (Rank r = 0; r < t.size(); ++r) EXPECT_EQ(s.injects(r, 0) + s.injects(r, 1), 1);
+  }
 }
 
 TEST(PartialCycles, Declines) {
-  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({5, 7})).empty());
-  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({4, 4, 4})).empty());
-  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({2, 2})).empty());
+  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({5, 7})).empty());   // no even side
+  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({4, 4, 5})).empty()); // no side = 0 mod 3
+  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({12})).empty());
   EXPECT_TRUE(PartialCyclesSchedule::not_applicable(Torus({3, 4})).empty());
+  std::string why;
+  EXPECT_EQ(try_build(*find_algorithm("partial-cycles"), Torus({4, 5, 2, 4}), &why), nullptr);
+  EXPECT_FALSE(why.empty());
 }
