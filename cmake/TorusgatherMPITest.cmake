@@ -1,4 +1,6 @@
-# torusgather_add_mpi_test(NAME base COMMAND exe [args...] RANKS n [TIMEOUT s])
+# torusgather_add_mpi_test(NAME base COMMAND exe [args...] RANKS n [TIMEOUT s] [ENV VAR=value ...])
+# ENV is given to the ranks only (Open MPI: -x), not to mpiexec itself: an
+# LD_PRELOAD for the ranks must not be loaded into the launcher.
 # Adds the CTest entry "<base>.np<n>" that runs the command under mpiexec
 # with n ranks (one CTest entry per rank count, as KaMPIng's KaTestrophe).
 # For Open MPI it adds what this kind of machine needs: running as root,
@@ -13,7 +15,7 @@ if(NOT DEFINED TORUSGATHER_OPENMPI)
 endif()
 
 function(torusgather_add_mpi_test)
-  cmake_parse_arguments(T "" "NAME;RANKS;TIMEOUT" "COMMAND" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;RANKS;TIMEOUT" "COMMAND;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
@@ -22,6 +24,14 @@ function(torusgather_add_mpi_test)
     list(APPEND flags --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1)
   endif()
   separate_arguments(extra UNIX_COMMAND "${TORUSGATHER_MPIEXEC_FLAGS}")
+  foreach(var ${T_ENV})
+    if(TORUSGATHER_OPENMPI)
+      list(APPEND flags -x ${var})
+    else()  # MPICH's Hydra
+      string(REPLACE "=" ";" pair "${var}")
+      list(APPEND flags -genv ${pair})
+    endif()
+  endforeach()
   add_test(NAME ${T_NAME}.np${T_RANKS}
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${flags} ${extra} ${T_COMMAND}
                    ${MPIEXEC_POSTFLAGS})

@@ -3,8 +3,8 @@
 # Needs root (or sudo) only when something has to be installed.
 set -euo pipefail
 
-packages=(g++ make cmake openmpi-bin libopenmpi-dev libboost-mpi-dev libbenchmark-dev
-          libgtest-dev libsimgrid-dev)
+packages=(g++ gfortran make cmake openmpi-bin libopenmpi-dev libboost-mpi-dev libbenchmark-dev
+          libgtest-dev libsimgrid-dev python3 python3-mpi4py)
 
 missing=()
 for p in "${packages[@]}"; do

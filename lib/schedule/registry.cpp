@@ -40,7 +40,10 @@ std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& toru
   try {
     return info.build(torus);
   } catch (const std::invalid_argument& e) {
+    // Constructors name themselves ("hamiltonian: ..."); the caller already does.
     *why = e.what();
+    const std::string prefix = std::string(info.name) + ": ";
+    if (why->compare(0, prefix.size(), prefix) == 0) why->erase(0, prefix.size());
     return nullptr;
   }
 }

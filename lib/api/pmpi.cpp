@@ -1,0 +1,55 @@
+// PMPI interposition (issue "Drop-in everywhere", §1):
+//   LD_PRELOAD=libtorusgather_pmpi.so mpirun ... ./unmodified_program
+// routes the program's MPI_Allgather through torusgather. The MPI library's
+// MPI_* symbols are weak aliases of its PMPI_* ones, so this library's strong
+// definitions win; torusgather itself reaches the vendor through
+// PMPI_Allgather, never back into this file.
+#include <mpi.h>
+
+#include "torusgather/torusgather.h"
+
+extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm) {
+  return TG_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+// Fortran (mpif.h and `use mpi`): Open MPI's Fortran bindings call
+// PMPI_Allgather directly, so the Fortran entry points are interposed too,
+// under every name mangling compilers use. Fortran's MPI_IN_PLACE is the
+// address of a common block; Open MPI names it mpi_fortran_in_place_ (weak
+// here, so the library also loads under an MPI without it).
+extern "C" {
+extern int mpi_fortran_in_place_ __attribute__((weak));
+extern int mpi_fortran_in_place __attribute__((weak));
+extern int mpi_fortran_in_place__ __attribute__((weak));
+extern int MPI_FORTRAN_IN_PLACE __attribute__((weak));
+}
+
+namespace {
+
+bool is_fortran_in_place(const void* p) {
+  return p != nullptr && (p == &mpi_fortran_in_place_ || p == &mpi_fortran_in_place ||
+                          p == &mpi_fortran_in_place__ || p == &MPI_FORTRAN_IN_PLACE);
+}
+
+void fortran_allgather(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
+                       const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  const bool in_place = is_fortran_in_place(sendbuf);
+  // With MPI_IN_PLACE the send count and type are ignored, whatever they hold.
+  const int err = TG_Allgather(in_place ? MPI_IN_PLACE : sendbuf, in_place ? 0 : *sendcount,
+                               in_place ? MPI_DATATYPE_NULL : MPI_Type_f2c(*sendtype), recvbuf, *recvcount,
+                               MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+  if (ierr) *ierr = static_cast<MPI_Fint>(err);
+}
+
+}  // namespace
+
+#define TG_FORTRAN_ALLGATHER(name)                                                                              \
+  extern "C" void name(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf, \
+                       const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) { \
+    fortran_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);                  \
+  }
+TG_FORTRAN_ALLGATHER(mpi_allgather_)
+TG_FORTRAN_ALLGATHER(mpi_allgather__)
+TG_FORTRAN_ALLGATHER(mpi_allgather)
+TG_FORTRAN_ALLGATHER(MPI_ALLGATHER)
