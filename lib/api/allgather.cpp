@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "api/plan.hpp"
 #include "exec/executor.hpp"
@@ -49,6 +50,76 @@ int raise(MPI_Comm comm, int err) {
   MPI_Errhandler_free(&handler);
   MPI_Comm_call_errhandler(comm, err);
   return err;
+}
+
+/// Whether a derived datatype is committed. MPI has no query for it, so ask
+/// the MPI: a zero-count send-receive to self on the private communicator is
+/// refused with MPI_ERR_TYPE for an uncommitted type. A committed type stays
+/// committed, so the answer is cached on the type in an attribute.
+int check_committed(MPI_Datatype t, MPI_Comm priv) {
+  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
+  MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+  if (combiner == MPI_COMBINER_NAMED) return MPI_SUCCESS;  // predefined types are committed
+  static int keyval = MPI_KEYVAL_INVALID;
+  if (keyval == MPI_KEYVAL_INVALID)
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &keyval, nullptr);
+  void* value = nullptr;
+  int found = 0;
+  MPI_Type_get_attr(t, keyval, &value, &found);
+  if (found) return MPI_SUCCESS;
+  int rank = 0;
+  MPI_Comm_rank(priv, &rank);
+  char dummy = 0;
+  const int err = MPI_Sendrecv(&dummy, 0, t, rank, kSelfCopyTag, &dummy, 0, t, rank, kSelfCopyTag, priv,
+                               MPI_STATUS_IGNORE);
+  if (err != MPI_SUCCESS) return MPI_ERR_TYPE;
+  MPI_Type_set_attr(t, keyval, reinterpret_cast<void*>(1));
+  return MPI_SUCCESS;
+}
+
+/// The bytes [first, last) that count elements of t touch from buf.
+std::pair<const char*, const char*> span(const void* buf, long long count, MPI_Datatype t) {
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  MPI_Type_get_extent(t, &lb, &extent);
+  MPI_Type_get_true_extent(t, &true_lb, &true_extent);
+  const char* first = static_cast<const char*>(buf) + true_lb;
+  return {first, first + (count - 1) * extent + true_extent};
+}
+
+/// The checks of MPI_Allgather's arguments that need the plan (committed
+/// types) or the data layout; all are local to this rank, as in MPI
+/// libraries, and programs pass the same bad arguments on every rank.
+int check_buffers(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int size, MPI_Comm priv) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  int err = check_committed(recvtype, priv);
+  if (err == MPI_SUCCESS && !in_place) err = check_committed(sendtype, priv);
+  if (err != MPI_SUCCESS) return err;
+  // A null buffer is only legal as MPI_BOTTOM, with absolute addresses in
+  // the type (a true lower bound other than 0).
+  auto null_buffer = [](const void* buf, int count, MPI_Datatype t) {
+    MPI_Aint true_lb = 0, true_extent = 0;
+    MPI_Type_get_true_extent(t, &true_lb, &true_extent);
+    return buf == nullptr && count > 0 && true_lb == 0;
+  };
+  if (null_buffer(recvbuf, recvcount, recvtype) || (!in_place && null_buffer(sendbuf, sendcount, sendtype)))
+    return MPI_ERR_BUFFER;
+  if (in_place) return MPI_SUCCESS;
+  // Every rank receives from this one recvcount elements of recvtype: the
+  // type signatures must carry the same number of bytes.
+  int ssize = 0, rsize = 0;
+  MPI_Type_size(sendtype, &ssize);
+  MPI_Type_size(recvtype, &rsize);
+  const long long sbytes = static_cast<long long>(sendcount) * ssize, rbytes = static_cast<long long>(recvcount) * rsize;
+  if (sbytes > rbytes) return MPI_ERR_TRUNCATE;
+  if (sbytes < rbytes) return MPI_ERR_ARG;
+  // Send and receive buffers may not overlap unless MPI_IN_PLACE is used.
+  if (sendcount > 0) {
+    const auto s = span(sendbuf, sendcount, sendtype);
+    const auto r = span(recvbuf, static_cast<long long>(recvcount) * size, recvtype);
+    if (s.first < r.second && r.first < s.second) return MPI_ERR_BUFFER;
+  }
+  return MPI_SUCCESS;
 }
 
 /// True if count elements of t are count*extent contiguous bytes from the buffer start.
@@ -130,6 +201,10 @@ int allgather(const char* algorithm, const void* sendbuf, int sendcount, MPI_Dat
   Plan* plan = nullptr;
   int err = get_plan(comm, &plan);
   if (err != MPI_SUCCESS) return raise(comm, err);
+
+  if ((err = check_buffers(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, size, plan->comm)) !=
+      MPI_SUCCESS)
+    return raise(comm, err);
 
   MPI_Aint lb = 0, extent = 0;
   MPI_Type_get_extent(recvtype, &lb, &extent);

@@ -252,6 +252,49 @@ int main(int argc, char** argv) {
     check(cls == MPI_ERR_ARG, "TORUSGATHER_DIMS not matching the size gives MPI_ERR_ARG");
     unsetenv("TORUSGATHER_DIMS");
     MPI_Comm_free(&other);
+
+    // One case per bad input, the same on every rank (as programs do); each
+    // must come back as its MPI error class, with no crash and no hang.
+    auto error_class = [&](int e) {
+      int c = MPI_SUCCESS;
+      MPI_Error_class(e, &c);
+      return c;
+    };
+    std::vector<int> big(static_cast<std::size_t>(g_size) * 4, 0);
+    check(error_class(TG_Allgather(&x, -1, MPI_INT, big.data(), 1, MPI_INT, comm)) == MPI_ERR_COUNT,
+          "negative send count gives MPI_ERR_COUNT");
+    check(error_class(TG_Allgather(&x, 1, MPI_INT, nullptr, 1, MPI_INT, comm)) == MPI_ERR_BUFFER,
+          "null receive buffer with a positive count gives MPI_ERR_BUFFER");
+    check(error_class(TG_Allgather(nullptr, 1, MPI_INT, big.data(), 1, MPI_INT, comm)) == MPI_ERR_BUFFER,
+          "null send buffer with a positive count gives MPI_ERR_BUFFER");
+    check(error_class(TG_Allgather(&x, 1, MPI_INT, big.data(), 1, MPI_DATATYPE_NULL, comm)) == MPI_ERR_TYPE,
+          "MPI_DATATYPE_NULL gives MPI_ERR_TYPE");
+    MPI_Datatype uncommitted;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &uncommitted);
+    check(error_class(TG_Allgather(&x, 1, MPI_INT, big.data(), 1, uncommitted, comm)) == MPI_ERR_TYPE,
+          "an uncommitted datatype gives MPI_ERR_TYPE");
+    MPI_Type_free(&uncommitted);
+    const int two[2] = {1, 2};
+    check(error_class(TG_Allgather(two, 2, MPI_INT, big.data(), 1, MPI_INT, comm)) == MPI_ERR_TRUNCATE,
+          "sending more than the receive signature gives MPI_ERR_TRUNCATE");
+    check(error_class(TG_Allgather(two, 1, MPI_INT, big.data(), 2, MPI_INT, comm)) == MPI_ERR_ARG,
+          "sending less than the receive signature gives MPI_ERR_ARG");
+    check(error_class(TG_Allgather(big.data() + g_rank, 1, MPI_INT, big.data(), 1, MPI_INT, comm)) == MPI_ERR_BUFFER,
+          "overlapping send and receive buffers give MPI_ERR_BUFFER");
+    MPI_Errhandler world_handler;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_handler);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    check(error_class(TG_Allgather(&x, 1, MPI_INT, big.data(), 1, MPI_INT, MPI_COMM_NULL)) == MPI_ERR_COMM,
+          "MPI_COMM_NULL gives MPI_ERR_COMM");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_handler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : world_handler);
+    if (world_handler != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&world_handler);
+    // Not errors: count 0 with null buffers, MPI_IN_PLACE with junk send arguments.
+    check(TG_Allgather(nullptr, 0, MPI_INT, nullptr, 0, MPI_INT, comm) == MPI_SUCCESS,
+          "count 0 with null buffers is legal");
+    big[static_cast<std::size_t>(g_rank)] = g_rank;
+    bool inplace_ok = TG_Allgather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, big.data(), 1, MPI_INT, comm) == MPI_SUCCESS;
+    for (int r = 0; r < g_size; ++r) inplace_ok = inplace_ok && big[static_cast<std::size_t>(r)] == r;
+    check(inplace_ok, "MPI_IN_PLACE ignores the send count and type");
     MPI_Comm_free(&comm);
   }
 
