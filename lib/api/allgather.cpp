@@ -38,7 +38,12 @@ int raise(MPI_Comm comm, int err) {
   // reports its default handler as MPI_ERRHANDLER_NULL: handle both here.
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
   MPI_Comm_get_errhandler(comm, &handler);
-  if (handler == MPI_ERRORS_RETURN) return err;
+  if (handler == MPI_ERRORS_RETURN) {
+#ifndef SMPI_SHARED_MALLOC  // SimGrid hands out the predefined handler itself
+    MPI_Errhandler_free(&handler);
+#endif
+    return err;
+  }
   if (handler == MPI_ERRHANDLER_NULL) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;

@@ -66,11 +66,8 @@ class DimRingsProgram final : public RankProgram {
 
 }  // namespace
 
-DimRingsSchedule::DimRingsSchedule(const Torus& torus) : Schedule(torus) {
-  for (int a = 0; a < torus.ndims(); ++a) {
-    if (torus.dim(a) > 1) axes_.push_back(a);
-    rounds_ += ring_steps(torus.dim(a));
-  }
+DimRingsSchedule::DimRingsSchedule(const Torus& torus) : Schedule(torus), axes_(torus.active_axes()) {
+  for (int a = 0; a < torus.ndims(); ++a) rounds_ += ring_steps(torus.dim(a));
   // Colours start on different axes but phases of unequal length can bring
   // two colours onto the same axis in one round: count the worst round.
   for (long long r = 1; r <= rounds_; ++r) {

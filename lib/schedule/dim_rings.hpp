@@ -25,8 +25,6 @@ class DimRingsSchedule final : public Schedule {
   /// phases compose to the whole torus. Link loads come from the phase layout.
   StructuralProof prove() const override;
 
-  /// Active axes (sides > 1) in order.
-  const std::vector<int>& axes() const { return axes_; }
   /// The axis colour c uses in phase f.
   int phase_axis(int colour, int phase) const {
     return axes_[(colour + phase) % axes_.size()];

@@ -28,7 +28,6 @@ class HamiltonianSchedule final : public CycleSchedule {
   int colour(Rank r, Port p) const override;
   /// Which construction gave the cycles.
   std::string construction() const override { return colouring_->construction(); }
-  const LinkColouring& colouring() const { return *colouring_; }
 
  private:
   std::unique_ptr<LinkColouring> colouring_;
