@@ -27,6 +27,14 @@ int TG_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int TG_Allgather_algorithm(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
+/** TG_Allgather_algorithm that returns its error codes without passing them
+ *  to comm's error handler, whatever that handler is: for language bindings
+ *  that turn codes into exceptions (torusgather.hpp, boost_mpi.hpp). Where
+ *  torusgather delegates to the MPI library's own MPI_Allgather (algorithm
+ *  "vendor", intercommunicators) the MPI library handles errors as usual. */
+int TG_Allgather_noraise(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
 /** Writes into name (at most len bytes, NUL-terminated) the algorithm that
  *  TG_Allgather_algorithm(algorithm, ...) would run on comm, building the
  *  communicator's plan if needed (collective on comm in that case). */

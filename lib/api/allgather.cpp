@@ -65,9 +65,12 @@ int check_committed(MPI_Datatype t, MPI_Comm priv) {
   int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
   MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
   if (combiner == MPI_COMBINER_NAMED) return MPI_SUCCESS;  // predefined types are committed
-  static int keyval = MPI_KEYVAL_INVALID;
-  if (keyval == MPI_KEYVAL_INVALID)
-    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &keyval, nullptr);
+  // Created once, thread-safely (a function-local static), for MPI_THREAD_MULTIPLE.
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &k, nullptr);
+    return k;
+  }();
   void* value = nullptr;
   int found = 0;
   MPI_Type_get_attr(t, keyval, &value, &found);
@@ -176,8 +179,11 @@ const Schedule* choose(Plan& plan, const std::string& requested, std::string* ch
   return schedule_of(plan, "dim-rings", &why);
 }
 
-int allgather(const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+/// The allgather; errors are returned, or also raised through the error
+/// handler (of comm, or of MPI_COMM_WORLD for MPI_COMM_NULL) if `handle`.
+int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto raise = [handle](MPI_Comm c, int err) { return handle ? torusgather::raise(c, err) : err; };
   if (comm == MPI_COMM_NULL) return raise(MPI_COMM_WORLD, MPI_ERR_COMM);
   int inter = 0;
   MPI_Comm_test_inter(comm, &inter);
@@ -238,13 +244,18 @@ int allgather(const char* algorithm, const void* sendbuf, int sendcount, MPI_Dat
 
 extern "C" int TG_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm) {
-  return torusgather::allgather(nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return torusgather::allgather(true, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 extern "C" int TG_Allgather_algorithm(const char* algorithm, const void* sendbuf, int sendcount,
                                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                       MPI_Comm comm) {
-  return torusgather::allgather(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return torusgather::allgather(true, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+extern "C" int TG_Allgather_noraise(const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return torusgather::allgather(false, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 extern "C" int TG_Algorithm_chosen(const char* algorithm, MPI_Comm comm, char* name, int len) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 
 namespace torusgather {
@@ -17,8 +18,12 @@ int delete_plan(MPI_Comm, int, void* attribute, void*) {
 int plan_keyval() {
   // MPI_COMM_NULL_COPY_FN: a duplicate of the user's communicator builds its
   // own plan (it needs its own private communicator anyway).
-  static int keyval = MPI_KEYVAL_INVALID;
-  if (keyval == MPI_KEYVAL_INVALID) MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_plan, &keyval, nullptr);
+  // Created once, thread-safely (a function-local static), for MPI_THREAD_MULTIPLE.
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_plan, &k, nullptr);
+    return k;
+  }();
   return keyval;
 }
 
@@ -42,6 +47,23 @@ bool is_cartesian(MPI_Comm comm, int* ndims) {
   MPI_Cartdim_get(comm, ndims);
   return true;
 #endif
+}
+
+/// Open MPI 4.1 opens its topology framework lazily, unlocked, inside the
+/// first MPI_Cart_create (mca_topo_base_lazy_init): threads that build their
+/// communicators' first plans at once crashed there (tests/mpi/
+/// test_robustness.cpp, threads mode). A Cartesian communicator over
+/// MPI_COMM_SELF is local, so creating one under std::call_once opens the
+/// framework with no risk of waiting on other ranks.
+void open_topology_framework_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int one = 1, periodic = 1;
+    MPI_Comm self_cart = MPI_COMM_NULL;
+    if (MPI_Cart_create(MPI_COMM_SELF, 1, &one, &periodic, 0, &self_cart) == MPI_SUCCESS &&
+        self_cart != MPI_COMM_NULL)
+      MPI_Comm_free(&self_cart);
+  });
 }
 
 }  // namespace
@@ -98,6 +120,7 @@ int get_plan(MPI_Comm comm, Plan** out) {
     return err;
   }
   auto plan = std::make_unique<Plan>(Torus(dims));
+  open_topology_framework_once();
   // reorder = 0 keeps rank r of comm as rank r of the private communicator,
   // so block r of recvbuf belongs to torus rank r.
   std::vector<int> periods(dims.size(), 1);

@@ -15,25 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "torusgather/torusgather.h"
 
 namespace {
 
-int g_rank = 0, g_size = 1;
-int g_passed = 0, g_failed = 0;
-bool g_quick = false;  // fewer cases (for large simulated runs)
+using tg_test::check;
 
-/// Records a check that all ranks of MPI_COMM_WORLD agree on.
-void check(bool ok_here, const std::string& what) {
-  int ok = ok_here ? 1 : 0, all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (all) {
-    ++g_passed;
-  } else {
-    ++g_failed;
-    if (!ok_here) std::fprintf(stderr, "FAILED on rank %d: %s\n", g_rank, what.c_str());
-  }
-}
+int g_rank = 0, g_size = 1;
+bool g_quick = false;  // fewer cases (for large simulated runs)
 
 struct TypeCase {
   std::string name;
@@ -299,7 +289,7 @@ int main(int argc, char** argv) {
   }
 
   free_type_cases(cases);
-  if (g_rank == 0) std::printf("mpi.allgather np=%d: %d passed, %d failed\n", g_size, g_passed, g_failed);
+  const int status = tg_test::finish("mpi.allgather");
   MPI_Finalize();
-  return g_failed == 0 ? 0 : 1;
+  return status;
 }

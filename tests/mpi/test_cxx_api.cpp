@@ -1,0 +1,155 @@
+// MPI test of the C++ API (torusgather.hpp): every form gives what
+// PMPI_Allgather gives, for each algorithm; errors throw mpi_error with the
+// routine, code and class, even on a communicator whose handler is fatal.
+#include <array>
+#include <complex>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "torusgather/torusgather.hpp"
+
+namespace {
+
+using tg_test::check;
+
+struct Particle {
+  double x, y, z;
+  int id;
+};
+
+}  // namespace
+
+// A user type made known to the C++ API by specialising mpi_type.
+template <>
+struct torusgather::mpi_type<Particle> {
+  static MPI_Datatype get() {
+    static MPI_Datatype t = [] {
+      int lengths[2] = {3, 1};
+      MPI_Aint displacements[2] = {offsetof(Particle, x), offsetof(Particle, id)};
+      MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT}, raw, resized;
+      MPI_Type_create_struct(2, lengths, displacements, types, &raw);
+      MPI_Type_create_resized(raw, 0, sizeof(Particle), &resized);
+      MPI_Type_commit(&resized);
+      MPI_Type_free(&raw);
+      return resized;
+    }();
+    return t;
+  }
+};
+
+namespace {
+
+template <class T>
+std::vector<T> vendor(const std::vector<T>& send, MPI_Comm comm) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  std::vector<T> recv(send.size() * static_cast<std::size_t>(size));
+  const MPI_Datatype t = torusgather::mpi_type<T>::get();
+  PMPI_Allgather(send.data(), static_cast<int>(send.size()), t, recv.data(), static_cast<int>(send.size()), t, comm);
+  return recv;
+}
+
+/// Runs f and returns the mpi_error it throws (code MPI_SUCCESS if none).
+template <class F>
+torusgather::mpi_error thrown(F f) {
+  try {
+    f();
+  } catch (const torusgather::mpi_error& e) {
+    return e;
+  }
+  return torusgather::mpi_error("nothing thrown", MPI_SUCCESS);
+}
+
+void forms(const char* algorithm, MPI_Comm comm, const std::string& where) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const std::string at = where + " " + (algorithm ? algorithm : "default") + ": ";
+
+  std::vector<double> mine(37);
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = rank * 1000.0 + static_cast<double>(i) / 8;
+  const std::vector<double> expected = vendor(mine, comm);
+
+  check(torusgather::allgather(comm, mine, algorithm) == expected, at + "returning form on std::vector<double>");
+
+  std::vector<double> into(expected.size() + 5, -1.0);  // larger than needed is fine
+  torusgather::allgather(comm, mine, into, algorithm);
+  check(std::equal(expected.begin(), expected.end(), into.begin()) && into.back() == -1.0,
+        at + "range form into a larger vector, the rest untouched");
+
+  std::vector<double> raw(expected.size());
+  torusgather::allgather(comm, mine.data(), mine.size(), raw.data(), algorithm);
+  check(raw == expected, at + "pointer form");
+
+  const std::array<int, 3> triple = {rank, -rank, 7};
+  const std::vector<int> triples = torusgather::allgather(comm, triple, algorithm);
+  check(triples == vendor(std::vector<int>(triple.begin(), triple.end()), comm), at + "std::array<int, 3>");
+
+  check(torusgather::allgather(comm, static_cast<long long>(rank) << 33, algorithm) ==
+            vendor(std::vector<long long>{static_cast<long long>(rank) << 33}, comm),
+        at + "one long long per rank");
+
+  const std::vector<std::complex<double>> z = {{1.0 * rank, -2.0}, {0.5, 1.0 * rank}};
+  check(torusgather::allgather(comm, z, algorithm) == vendor(z, comm), at + "std::complex<double>");
+
+  const std::vector<Particle> particles = {{1.0 * rank, 2.0, 3.0, rank}, {4.0, 5.0 * rank, 6.0, -rank}};
+  const auto got = torusgather::allgather(comm, particles, algorithm);
+  const auto want = vendor(particles, comm);
+  bool same = got.size() == want.size();
+  for (std::size_t i = 0; same && i < got.size(); ++i)
+    same = got[i].x == want[i].x && got[i].y == want[i].y && got[i].z == want[i].z && got[i].id == want[i].id;
+  check(same, at + "user type through a specialised mpi_type (struct with padding)");
+
+  std::vector<int> in_place(static_cast<std::size_t>(size) * 4, -1);
+  for (int i = 0; i < 4; ++i) in_place[static_cast<std::size_t>(rank) * 4 + i] = rank * 10 + i;
+  torusgather::allgather_in_place(comm, in_place, algorithm);
+  bool ok = true;
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i < 4; ++i) ok = ok && in_place[static_cast<std::size_t>(r) * 4 + i] == r * 10 + i;
+  check(ok, at + "allgather_in_place");
+
+  const std::vector<double> none;
+  check(torusgather::allgather(comm, none, algorithm).empty(), at + "empty send range");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  for (const char* algorithm : {static_cast<const char*>(nullptr), "hamiltonian", "dim-rings", "partial-cycles", "vendor"})
+    forms(algorithm, MPI_COMM_WORLD, "world");
+  MPI_Comm self_copy;
+  MPI_Comm_dup(MPI_COMM_SELF, &self_copy);
+  forms(nullptr, self_copy, "self");
+  MPI_Comm_free(&self_copy);
+
+  // Errors become exceptions although MPI_COMM_WORLD's handler is the
+  // default MPI_ERRORS_ARE_FATAL: the program is not aborted.
+  const std::vector<int> one = {rank};
+  std::vector<int> small(1);
+  auto e = thrown([&] { torusgather::allgather(MPI_COMM_WORLD, one, small); });
+  check(size == 1 ? e.code() == MPI_SUCCESS : e.error_class() == MPI_ERR_COUNT,
+        "a receive range too small throws MPI_ERR_COUNT");
+  e = thrown([&] { torusgather::allgather(MPI_COMM_WORLD, one, "no-such-algorithm"); });
+  check(e.error_class() == MPI_ERR_ARG && std::strcmp(e.routine(), "torusgather::allgather") == 0 &&
+            std::string(e.what()).find("torusgather::allgather: ") == 0,
+        "an unknown algorithm throws MPI_ERR_ARG, naming the routine and the MPI's message");
+  e = thrown([&] { torusgather::allgather(MPI_COMM_NULL, one); });
+  check(e.error_class() == MPI_ERR_COMM, "MPI_COMM_NULL throws MPI_ERR_COMM");
+  std::vector<int> uneven(static_cast<std::size_t>(size) + 1);
+  e = thrown([&] { torusgather::allgather_in_place(MPI_COMM_WORLD, uneven); });
+  check(size == 1 ? e.code() == MPI_SUCCESS : e.error_class() == MPI_ERR_COUNT,
+        "an in-place range that is not size equal blocks throws MPI_ERR_COUNT");
+  e = thrown([&] { torusgather::allgather(MPI_COMM_WORLD, one.data(), 0, small.data()); });
+  check(e.code() == MPI_SUCCESS, "count 0 is not an error");
+
+  const int status = tg_test::finish("mpi.cxx-api");
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,177 @@
+// MPI robustness tests of TG_Allgather, one mode per CTest entry:
+//   self        MPI_COMM_SELF and its duplicates, every algorithm
+//   isolation   the application's own receives (MPI_ANY_SOURCE, MPI_ANY_TAG)
+//               posted on the same communicator never match torusgather's
+//               traffic, and get exactly the application's messages
+//   threads     MPI_THREAD_MULTIPLE: concurrent TG_Allgather on distinct
+//               communicators from several threads, plans built concurrently
+//   leak N      N cycles of MPI_Comm_dup / TG_Allgather / MPI_Comm_free: the
+//               resident set may not grow with N
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness.hpp"
+#include "torusgather/torusgather.h"
+
+namespace {
+
+using tg_test::check;
+
+const char* const kAlgorithms[] = {"auto", "hamiltonian", "dim-rings", "partial-cycles", "vendor"};
+
+/// One allgather of `count` ints with `algorithm`; true if the result is right.
+bool gather_ok(const char* algorithm, MPI_Comm comm, int count, int salt = 0) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<int> mine(static_cast<std::size_t>(count)), all(static_cast<std::size_t>(count) * size, -1);
+  for (int i = 0; i < count; ++i) mine[static_cast<std::size_t>(i)] = (rank * 7919 + i) ^ salt;
+  if (TG_Allgather_algorithm(algorithm, mine.data(), count, MPI_INT, all.data(), count, MPI_INT, comm) != MPI_SUCCESS)
+    return false;
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i < count; ++i)
+      if (all[static_cast<std::size_t>(r) * count + i] != ((r * 7919 + i) ^ salt)) return false;
+  return true;
+}
+
+void self_mode() {
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_SELF, &dup);
+  for (MPI_Comm comm : {MPI_COMM_SELF, dup})
+    for (const char* a : kAlgorithms)
+      check(gather_ok(a, comm, 1000), std::string("MPI_COMM_SELF") + (comm == dup ? " (dup)" : "") + ": " + a);
+  int x = 42;
+  check(TG_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, &x, 1, MPI_INT, MPI_COMM_SELF) == MPI_SUCCESS && x == 42,
+        "MPI_COMM_SELF in place");
+  MPI_Comm_free(&dup);
+}
+
+void isolation_mode() {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  for (MPI_Comm comm : {MPI_COMM_WORLD, dup}) {
+    for (const char* a : kAlgorithms) {
+      const std::string at = std::string(comm == dup ? "dup: " : "world: ") + a;
+      // The application's wildcard receives, posted before the collective.
+      int got[2] = {-1, -1};
+      MPI_Request requests[2];
+      for (int k = 0; k < 2; ++k) MPI_Irecv(&got[k], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &requests[k]);
+      // Several sizes, so that each algorithm sends many messages.
+      bool ok = gather_ok(a, comm, 1) && gather_ok(a, comm, 333) && gather_ok(a, comm, 20000);
+      int flag = 1;
+      MPI_Testall(2, requests, &flag, MPI_STATUSES_IGNORE);
+      check(ok && !flag, at + ": allgather correct and no wildcard receive matched its traffic");
+      MPI_Barrier(comm);  // every rank has tested before anyone sends
+      // The application's own messages: from the left and right neighbours
+      // with their own tags; the wildcard receives get exactly them.
+      const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+      const int payload[2] = {rank * 10 + 1, rank * 10 + 2};
+      MPI_Send(&payload[0], 1, MPI_INT, right, 5, comm);
+      MPI_Send(&payload[1], 1, MPI_INT, left, 6, comm);
+      MPI_Status statuses[2];
+      MPI_Waitall(2, requests, statuses);
+      bool from_right = false, from_left = false;
+      for (int k = 0; k < 2; ++k) {
+        from_left = from_left || (statuses[k].MPI_SOURCE == left && statuses[k].MPI_TAG == 5 && got[k] == left * 10 + 1);
+        from_right =
+            from_right || (statuses[k].MPI_SOURCE == right && statuses[k].MPI_TAG == 6 && got[k] == right * 10 + 2);
+      }
+      check(from_left && from_right, at + ": the wildcard receives got the application's messages");
+      int pending = 1;
+      MPI_Barrier(comm);
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &pending, MPI_STATUS_IGNORE);
+      check(!pending, at + ": nothing of torusgather left on the application's communicator");
+    }
+  }
+  MPI_Comm_free(&dup);
+}
+
+void threads_mode() {
+  constexpr int kThreads = 4, kRounds = 40;
+  // Duplicated on the main thread, in the same order on every rank, as MPI
+  // requires of collectives on one communicator; used by one thread each.
+  std::vector<MPI_Comm> comms(kThreads);
+  for (auto& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  std::vector<int> ok(kThreads, 1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      // Each thread's first call builds its communicator's plan, all at once.
+      for (int i = 0; i < kRounds; ++i)
+        if (!gather_ok(kAlgorithms[(t + i) % 4], comms[static_cast<std::size_t>(t)], 1 + (i * 97 + t) % 3000, t))
+          ok[static_cast<std::size_t>(t)] = 0;
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t)
+    check(ok[static_cast<std::size_t>(t)] == 1, "thread " + std::to_string(t) + ": every allgather correct");
+  for (auto& c : comms) MPI_Comm_free(&c);
+}
+
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  return -1;
+}
+
+void leak_mode(int cycles) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int warm = cycles / 10;
+  long before = 0;
+  bool ok = true;
+  for (int i = 0; i < cycles; ++i) {
+    if (i == warm) before = resident_kib();
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    ok = gather_ok(kAlgorithms[i % 4], comm, 64, i) && ok;
+    MPI_Comm_free(&comm);
+  }
+  const long after = resident_kib();
+  // A leaked plan (private communicator, schedule, tables) costs kilobytes
+  // per cycle, i.e. megabytes over thousands of cycles; allow 1 MiB of noise.
+  const long growth = after - before;
+  if (rank == 0)
+    std::printf("leak: %d cycles, VmRSS %ld KiB after %d cycles, %ld KiB at the end (growth %ld KiB)\n", cycles, before,
+                warm, after, growth);
+  check(ok, "every allgather of the cycles correct");
+  check(before > 0 && growth < 1024, "resident set grew by " + std::to_string(growth) + " KiB");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "threads") {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    check(provided == MPI_THREAD_MULTIPLE, "the MPI provides MPI_THREAD_MULTIPLE");
+    if (provided == MPI_THREAD_MULTIPLE) threads_mode();
+  } else {
+    MPI_Init(&argc, &argv);
+    if (mode == "self") {
+      self_mode();
+    } else if (mode == "isolation") {
+      isolation_mode();
+    } else if (mode == "leak" && argc > 2) {
+      leak_mode(std::atoi(argv[2]));
+    } else {
+      std::fprintf(stderr, "usage: %s self | isolation | threads | leak N\n", argv[0]);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  const int status = tg_test::finish(("mpi.robustness." + mode).c_str());
+  MPI_Finalize();
+  return status;
+}
