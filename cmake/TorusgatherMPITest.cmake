@@ -36,4 +36,7 @@ function(torusgather_add_mpi_test)
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${flags} ${extra} ${T_COMMAND}
                    ${MPIEXEC_POSTFLAGS})
   set_tests_properties(${T_NAME}.np${T_RANKS} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 2 LABELS mpi)
+  if(TORUSGATHER_SANITIZER_ENV)
+    set_property(TEST ${T_NAME}.np${T_RANKS} APPEND PROPERTY ENVIRONMENT ${TORUSGATHER_SANITIZER_ENV})
+  endif()
 endfunction()

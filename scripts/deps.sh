@@ -3,7 +3,7 @@
 # Needs root (or sudo) only when something has to be installed.
 set -euo pipefail
 
-packages=(g++ gfortran make cmake pkgconf openmpi-bin libopenmpi-dev libboost-mpi-dev libbenchmark-dev
+packages=(g++ gfortran make cmake pkgconf valgrind mpich libmpich-dev openmpi-bin libopenmpi-dev libboost-mpi-dev libbenchmark-dev
           libgtest-dev libsimgrid-dev python3 python3-mpi4py)
 
 missing=()

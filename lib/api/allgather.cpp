@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -57,20 +58,26 @@ int raise(MPI_Comm comm, int err) {
   return err;
 }
 
+int g_committed_keyval = MPI_KEYVAL_INVALID;
+
 /// Whether a derived datatype is committed. MPI has no query for it, so ask
-/// the MPI: a zero-count send-receive to self on the private communicator is
-/// refused with MPI_ERR_TYPE for an uncommitted type. A committed type stays
+/// the MPI with local zero-count operations that must refuse an uncommitted
+/// type: MPI_Pack (Open MPI and MPICH refuse; MPICH accepts a zero-count
+/// send-receive and then leaks a reference to the type, so Pack goes first),
+/// then a send-receive to self (refused by Open MPI and SimGrid SMPI, whose
+/// MPI_Pack aborts instead). A committed type stays
 /// committed, so the answer is cached on the type in an attribute.
 int check_committed(MPI_Datatype t, MPI_Comm priv) {
   int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
   MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
   if (combiner == MPI_COMBINER_NAMED) return MPI_SUCCESS;  // predefined types are committed
-  // Created once, thread-safely (a function-local static), for MPI_THREAD_MULTIPLE.
-  static const int keyval = [] {
-    int k = MPI_KEYVAL_INVALID;
-    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &k, nullptr);
-    return k;
-  }();
+  // Created once, thread-safely (MPI_THREAD_MULTIPLE), freed at MPI_Finalize.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &g_committed_keyval, nullptr);
+    at_finalize([] { MPI_Type_free_keyval(&g_committed_keyval); });
+  });
+  const int keyval = g_committed_keyval;
   void* value = nullptr;
   int found = 0;
   MPI_Type_get_attr(t, keyval, &value, &found);
@@ -78,9 +85,14 @@ int check_committed(MPI_Datatype t, MPI_Comm priv) {
   int rank = 0;
   MPI_Comm_rank(priv, &rank);
   char dummy = 0;
-  const int err = MPI_Sendrecv(&dummy, 0, t, rank, kSelfCopyTag, &dummy, 0, t, rank, kSelfCopyTag, priv,
-                               MPI_STATUS_IGNORE);
-  if (err != MPI_SUCCESS) return MPI_ERR_TYPE;
+#ifndef SMPI_SHARED_MALLOC  // SimGrid SMPI's MPI_Pack aborts on an uncommitted type
+  char packed = 0;
+  int position = 0;
+  if (MPI_Pack(&dummy, 0, t, &packed, 1, &position, priv) != MPI_SUCCESS) return MPI_ERR_TYPE;
+#endif
+  if (MPI_Sendrecv(&dummy, 0, t, rank, kSelfCopyTag, &dummy, 0, t, rank, kSelfCopyTag, priv, MPI_STATUS_IGNORE) !=
+      MPI_SUCCESS)
+    return MPI_ERR_TYPE;
   MPI_Type_set_attr(t, keyval, reinterpret_cast<void*>(1));
   return MPI_SUCCESS;
 }

@@ -15,16 +15,24 @@ int delete_plan(MPI_Comm, int, void* attribute, void*) {
   return MPI_SUCCESS;
 }
 
+int g_plan_keyval = MPI_KEYVAL_INVALID;
+
 int plan_keyval() {
   // MPI_COMM_NULL_COPY_FN: a duplicate of the user's communicator builds its
-  // own plan (it needs its own private communicator anyway).
-  // Created once, thread-safely (a function-local static), for MPI_THREAD_MULTIPLE.
-  static const int keyval = [] {
-    int k = MPI_KEYVAL_INVALID;
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_plan, &k, nullptr);
-    return k;
-  }();
-  return keyval;
+  // own plan (it needs its own private communicator anyway). Created once,
+  // thread-safely (MPI_THREAD_MULTIPLE), and freed at MPI_Finalize.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_plan, &g_plan_keyval, nullptr);
+    at_finalize([] { MPI_Comm_free_keyval(&g_plan_keyval); });
+  });
+  return g_plan_keyval;
+}
+
+int run_at_finalize(MPI_Comm, int keyval, void*, void* fn) {
+  reinterpret_cast<void (*)()>(fn)();
+  MPI_Comm_free_keyval(&keyval);
+  return MPI_SUCCESS;
 }
 
 /// True if comm has a Cartesian topology; *ndims gets its dimension count.
@@ -67,6 +75,12 @@ void open_topology_framework_once() {
 }
 
 }  // namespace
+
+void at_finalize(void (*fn)()) {
+  int keyval = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_at_finalize, &keyval, reinterpret_cast<void*>(fn));
+  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+}
 
 int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why) {
   int size = 0;

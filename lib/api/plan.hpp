@@ -29,6 +29,11 @@ struct Plan {
 /// and puts the reason in *why.
 int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why);
 
+/// Runs fn when MPI_Finalize begins: MPI deletes the attributes of
+/// MPI_COMM_SELF first thing in MPI_Finalize (MPI-3.1 §8.7.1), so fn runs as
+/// the delete callback of one. For freeing torusgather's keyvals.
+void at_finalize(void (*fn)());
+
 /// The cached plan of comm, built (collectively) if absent.
 int get_plan(MPI_Comm comm, Plan** plan);
 

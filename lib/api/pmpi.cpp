@@ -6,6 +6,8 @@
 // PMPI_Allgather, never back into this file.
 #include <mpi.h>
 
+#include <climits>
+
 #include "torusgather/torusgather.h"
 
 extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -13,12 +15,29 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
   return TG_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
+#if MPI_VERSION >= 4
+// MPI 4 large counts. Counts that fit in an int take torusgather's path
+// (negative ones included, so they get its error checks); larger ones go to
+// the MPI library's own MPI_Allgather_c: torusgather's executor cuts blocks
+// by int element counts.
+extern "C" int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto fits = [](MPI_Count n) { return n >= INT_MIN && n <= INT_MAX; };
+  if (fits(recvcount) && (sendbuf == MPI_IN_PLACE || fits(sendcount)))
+    return TG_Allgather(sendbuf, sendbuf == MPI_IN_PLACE ? 0 : static_cast<int>(sendcount), sendtype, recvbuf,
+                        static_cast<int>(recvcount), recvtype, comm);
+  return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+#endif
+
 // Fortran (mpif.h and `use mpi`): Open MPI's Fortran bindings call
 // PMPI_Allgather directly, so the Fortran entry points are interposed too,
 // under every name mangling compilers use. Fortran's MPI_IN_PLACE is the
-// address of a common block; Open MPI names it mpi_fortran_in_place_ (weak
-// here, so the library also loads under an MPI without it).
+// address of a common block; Open MPI names it mpi_fortran_in_place_, MPICH
+// keeps its address in MPIR_F_MPI_IN_PLACE (all weak here, so the library
+// loads under either MPI).
 extern "C" {
+extern void* MPIR_F_MPI_IN_PLACE __attribute__((weak));
 extern int mpi_fortran_in_place_ __attribute__((weak));
 extern int mpi_fortran_in_place __attribute__((weak));
 extern int mpi_fortran_in_place__ __attribute__((weak));
@@ -28,8 +47,10 @@ extern int MPI_FORTRAN_IN_PLACE __attribute__((weak));
 namespace {
 
 bool is_fortran_in_place(const void* p) {
-  return p != nullptr && (p == &mpi_fortran_in_place_ || p == &mpi_fortran_in_place ||
-                          p == &mpi_fortran_in_place__ || p == &MPI_FORTRAN_IN_PLACE);
+  if (p == nullptr) return false;
+  if (&MPIR_F_MPI_IN_PLACE != nullptr && MPIR_F_MPI_IN_PLACE != nullptr && p == MPIR_F_MPI_IN_PLACE) return true;
+  return p == &mpi_fortran_in_place_ || p == &mpi_fortran_in_place || p == &mpi_fortran_in_place__ ||
+         p == &MPI_FORTRAN_IN_PLACE;
 }
 
 void fortran_allgather(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,

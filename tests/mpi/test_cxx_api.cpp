@@ -18,6 +18,7 @@ struct Particle {
   double x, y, z;
   int id;
 };
+MPI_Datatype g_particle_type = MPI_DATATYPE_NULL;  // built on first use, freed before MPI_Finalize
 
 }  // namespace
 
@@ -25,7 +26,7 @@ struct Particle {
 template <>
 struct torusgather::mpi_type<Particle> {
   static MPI_Datatype get() {
-    static MPI_Datatype t = [] {
+    if (g_particle_type == MPI_DATATYPE_NULL) {
       int lengths[2] = {3, 1};
       MPI_Aint displacements[2] = {offsetof(Particle, x), offsetof(Particle, id)};
       MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT}, raw, resized;
@@ -33,9 +34,9 @@ struct torusgather::mpi_type<Particle> {
       MPI_Type_create_resized(raw, 0, sizeof(Particle), &resized);
       MPI_Type_commit(&resized);
       MPI_Type_free(&raw);
-      return resized;
-    }();
-    return t;
+      g_particle_type = resized;
+    }
+    return g_particle_type;
   }
 };
 
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
   check(e.code() == MPI_SUCCESS, "count 0 is not an error");
 
   const int status = tg_test::finish("mpi.cxx-api");
+  if (g_particle_type != MPI_DATATYPE_NULL) MPI_Type_free(&g_particle_type);
   MPI_Finalize();
   return status;
 }
