@@ -16,12 +16,26 @@ namespace {
 
 struct Options {
   std::vector<long long> sizes;  // bytes per rank
-  int iters = 50;
+  int iters = 50;                // timed calls per repetition (a fifth above 64 KiB)
   int warmup = 3;
+  int reps = 5;                  // repetitions, algorithms alternating; the median is reported
   std::vector<std::string> algorithms{"auto"};
+  std::string datatype = "byte";
   bool check = false;
-  std::string csv;
+  std::string csv, json;
 };
+
+struct Datatype {
+  const char* name;
+  MPI_Datatype type;
+  int size;
+};
+Datatype datatype_of(const std::string& name) {
+  if (name == "int") return {"int", MPI_INT, static_cast<int>(sizeof(int))};
+  if (name == "double") return {"double", MPI_DOUBLE, static_cast<int>(sizeof(double))};
+  if (name == "byte") return {"byte", MPI_BYTE, 1};
+  return {nullptr, MPI_DATATYPE_NULL, 0};
+}
 
 [[noreturn]] void die(int rank, const std::string& msg) {
   if (rank == 0) std::fprintf(stderr, "tg-bench: %s\n", msg.c_str());
@@ -54,7 +68,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 Options parse(int argc, char** argv, int rank) {
   Options o;
-  std::string sizes = "8:1048576";
+  std::string sizes = "8:4194304";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -64,22 +78,31 @@ Options parse(int argc, char** argv, int rank) {
     if (a == "--sizes") sizes = value();
     else if (a == "--iters") o.iters = std::atoi(value().c_str());
     else if (a == "--warmup") o.warmup = std::atoi(value().c_str());
+    else if (a == "--reps") o.reps = std::atoi(value().c_str());
     else if (a == "--algorithms") o.algorithms = split(value(), ',');
+    else if (a == "--datatype") o.datatype = value();
     else if (a == "--check") o.check = true;
     else if (a == "--csv") o.csv = value();
+    else if (a == "--json") o.json = value();
     else if (a == "--help" || a == "-h") {
       if (rank == 0)
         std::printf(
-            "usage: mpirun -np N tg-bench [--sizes MIN:MAX | A,B,C] [--iters K] [--warmup W]\n"
-            "                [--algorithms auto,hamiltonian,dim-rings] [--check] [--csv FILE]\n"
+            "usage: mpirun -np N tg-bench [--sizes MIN:MAX | A,B,C] [--iters K] [--warmup W] [--reps R]\n"
+            "                [--algorithms all | auto,hamiltonian,...] [--datatype byte|int|double]\n"
+            "                [--check] [--csv FILE] [--json FILE]\n"
             "Times each algorithm against the vendor's MPI_Allgather (always included) for\n"
-            "each block size (bytes per rank; MIN:MAX doubles). Sizes take k/M suffixes.\n"
-            "Reports the average over ranks of the per-rank mean time per call, in us.\n");
+            "each block size (bytes per rank; MIN:MAX doubles; default 8:4M). Sizes take k/M\n"
+            "suffixes. As OSU's osu_allgather: warm-up, a barrier before every call, each\n"
+            "rank's mean time per call, then min/avg/max over ranks. Within a size the\n"
+            "algorithms alternate (A B A B ...) over R repetitions (default 5) and each\n"
+            "rank's median repetition counts, so that drift hits all alike. 'all' = every\n"
+            "registered algorithm that applies to the torus, and auto.\n");
       MPI_Finalize();
       std::exit(0);
     } else die(rank, "unknown option '" + a + "' (try --help)");
   }
-  if (o.iters < 1 || o.warmup < 0) die(rank, "--iters must be >= 1 and --warmup >= 0");
+  if (o.iters < 1 || o.warmup < 0 || o.reps < 1) die(rank, "--iters and --reps must be >= 1 and --warmup >= 0");
+  if (!datatype_of(o.datatype).name) die(rank, "--datatype must be byte, int or double");
   if (sizes.find(':') != std::string::npos) {
     const auto ends = split(sizes, ':');
     const long long lo = parse_size(ends[0]), hi = ends.size() == 2 ? parse_size(ends[1]) : -1;
@@ -92,8 +115,6 @@ Options parse(int argc, char** argv, int rank) {
       o.sizes.push_back(v);
     }
   }
-  o.algorithms.erase(std::remove(o.algorithms.begin(), o.algorithms.end(), "vendor"), o.algorithms.end());
-  o.algorithms.insert(o.algorithms.begin(), "vendor");
   return o;
 }
 
@@ -121,26 +142,81 @@ void release(void* p, bool shared) {
   std::free(p);
 }
 
-int run(const std::string& algorithm, const void* send, long long bytes, void* recv, MPI_Comm comm) {
-  if (algorithm == "vendor")
-    return PMPI_Allgather(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes), MPI_BYTE, comm);
-  return TG_Allgather_algorithm(algorithm.c_str(), send, static_cast<int>(bytes), MPI_BYTE, recv,
-                                static_cast<int>(bytes), MPI_BYTE, comm);
+int run(const std::string& algorithm, const void* send, int count, MPI_Datatype type, void* recv, MPI_Comm comm) {
+  if (algorithm == "vendor") return PMPI_Allgather(send, count, type, recv, count, type, comm);
+  return TG_Allgather_algorithm(algorithm.c_str(), send, count, type, recv, count, type, comm);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// The algorithms to time: "all" expands to auto and every registered
+/// algorithm that applies to this communicator's torus (runs as itself).
+std::vector<std::string> expand(const std::vector<std::string>& requested, MPI_Comm comm) {
+  std::vector<std::string> out;
+  for (const auto& a : requested) {
+    if (a != "all") {
+      out.push_back(a);
+      continue;
+    }
+    out.push_back("auto");
+    char list[512] = "";
+    TG_Algorithm_list(list, sizeof list);
+    for (const auto& name : split(list, ',')) {
+      char chosen[64] = "";
+      if (TG_Algorithm_chosen(name.c_str(), comm, chosen, sizeof chosen) == MPI_SUCCESS && name == chosen)
+        out.push_back(name);
+    }
+  }
+  std::vector<std::string> unique;
+  for (const auto& a : out)
+    if (std::find(unique.begin(), unique.end(), a) == unique.end()) unique.push_back(a);
+  return unique;
 }
 
 }  // namespace
+
+/// s as the contents of a JSON string (MPI version strings hold tabs).
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// One algorithm's result at one size: each rank's median repetition, then
+/// min/avg/max over ranks (us).
+struct Result {
+  double avg = 0, min = 0, max = 0;
+  bool ok = true;
+};
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const Options opt = parse(argc, argv, rank);
+  Options opt = parse(argc, argv, rank);
+  const Datatype dt = datatype_of(opt.datatype);
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 
-  // What each requested algorithm really runs on this communicator.
+  // The vendor first, then what was asked for; and what each really runs.
+  opt.algorithms = expand(opt.algorithms, comm);
+  opt.algorithms.erase(std::remove(opt.algorithms.begin(), opt.algorithms.end(), "vendor"), opt.algorithms.end());
+  opt.algorithms.insert(opt.algorithms.begin(), "vendor");
   std::vector<std::string> ran;
   for (const auto& a : opt.algorithms) {
     char chosen[64] = "vendor";
@@ -148,81 +224,127 @@ int main(int argc, char** argv) {
       die(rank, "unknown algorithm '" + a + "'");
     ran.push_back(chosen);
   }
+  for (long long bytes : opt.sizes)
+    if (bytes % dt.size != 0)
+      die(rank, "size " + std::to_string(bytes) + " is not a multiple of the " + dt.name + " size");
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int vlen = 0;
   MPI_Get_library_version(version, &vlen);
   std::string vendor_name = version;
   vendor_name = vendor_name.substr(0, vendor_name.find_first_of(",\n"));
   const char* dims_env = std::getenv("TORUSGATHER_DIMS");
+  const std::string torus = dims_env ? dims_env : "(MPI_Dims_create, d=2)";
+  const std::size_t n = opt.algorithms.size();
   if (rank == 0) {
-    std::printf("# tg-bench: MPI_Allgather, %d ranks, torus %s, vendor: %s\n", size,
-                dims_env ? dims_env : "(MPI_Dims_create, d=2)", vendor_name.c_str());
-    std::printf("# time: average over ranks of the mean time per call (us); %d iterations (%d above 64 KiB), %d warm-up\n",
-                opt.iters, std::max(1, opt.iters / 5), opt.warmup);
-    for (std::size_t k = 1; k < opt.algorithms.size(); ++k)
+    std::printf("# tg-bench: MPI_Allgather, %d ranks, torus %s, vendor: %s, datatype %s\n", size, torus.c_str(),
+                vendor_name.c_str(), dt.name);
+    std::printf("# time: per rank the mean over %d calls (%d above 64 KiB) after %d warm-up, median of %d\n"
+                "# alternating repetitions; Avg over ranks in us (Min/Max over ranks in --csv/--json)\n",
+                opt.iters, std::max(1, opt.iters / 5), opt.warmup, opt.reps);
+    for (std::size_t k = 1; k < n; ++k)
       if (ran[k] != opt.algorithms[k])
         std::printf("# %s runs %s on this torus\n", opt.algorithms[k].c_str(), ran[k].c_str());
     std::printf("%-12s", "# Size(B)");
     for (const auto& a : opt.algorithms) std::printf(" %14s", (a + "(us)").c_str());
-    for (std::size_t k = 1; k < opt.algorithms.size(); ++k)
-      std::printf(" %14s", ("vendor/" + opt.algorithms[k]).c_str());
+    for (std::size_t k = 1; k < n; ++k) std::printf(" %14s", ("vendor/" + opt.algorithms[k]).c_str());
     std::printf("\n");
   }
   FILE* csv = nullptr;
+  FILE* json = nullptr;
   if (rank == 0 && !opt.csv.empty()) {
     csv = std::fopen(opt.csv.c_str(), "w");
     if (!csv) die(rank, "cannot write " + opt.csv);
-    std::fprintf(csv, "ranks,bytes,algorithm,ran,avg_us,min_us,max_us,iters,checked,ok\n");
+    std::fprintf(csv, "ranks,bytes,datatype,algorithm,ran,avg_us,min_us,max_us,iters,reps,checked,ok\n");
+  }
+  if (rank == 0 && !opt.json.empty()) {
+    json = std::fopen(opt.json.c_str(), "w");
+    if (!json) die(rank, "cannot write " + opt.json);
+    std::fprintf(json,
+                 "{\n  \"ranks\": %d,\n  \"torus\": \"%s\",\n  \"vendor\": \"%s\",\n  \"datatype\": \"%s\",\n"
+                 "  \"warmup\": %d,\n  \"reps\": %d,\n  \"results\": [",
+                 size, json_escape(torus).c_str(), json_escape(vendor_name).c_str(), dt.name, opt.warmup, opt.reps);
   }
 
   int failures = 0;
+  bool first_json = true;
   for (long long bytes : opt.sizes) {
     const bool shared = !opt.check;
+    const int count = static_cast<int>(bytes / dt.size);
     std::vector<unsigned char> send(static_cast<std::size_t>(bytes ? bytes : 1));
     for (long long i = 0; i < bytes; ++i) send[static_cast<std::size_t>(i)] = pattern(rank, i);
     auto* recv = static_cast<unsigned char*>(allocate(static_cast<std::size_t>(bytes) * size, shared));
     const int iters = bytes > 65536 ? std::max(1, opt.iters / 5) : opt.iters;
-    std::vector<double> avg(opt.algorithms.size());
-    for (std::size_t k = 0; k < opt.algorithms.size(); ++k) {
-      int err = MPI_SUCCESS;
-      for (int w = 0; w < opt.warmup && err == MPI_SUCCESS; ++w) err = run(opt.algorithms[k], send.data(), bytes, recv, comm);
-      double total = 0;
-      bool ok = true;
-      for (int it = 0; it < iters && err == MPI_SUCCESS; ++it) {
-        if (opt.check) std::memset(recv, 0, static_cast<std::size_t>(bytes) * size);
-        MPI_Barrier(comm);
-        const double t0 = MPI_Wtime();
-        err = run(opt.algorithms[k], send.data(), bytes, recv, comm);
-        total += MPI_Wtime() - t0;
-        if (opt.check)
-          for (int r = 0; r < size && ok; ++r)
-            for (long long i = 0; i < bytes && ok; ++i) ok = recv[r * bytes + i] == pattern(r, i);
+    // means[k][rep]: this rank's mean time per call of algorithm k in repetition rep.
+    std::vector<std::vector<double>> means(n, std::vector<double>(static_cast<std::size_t>(opt.reps)));
+    std::vector<int> errors(n, MPI_SUCCESS);
+    std::vector<bool> ok(n, true);
+    for (std::size_t k = 0; k < n; ++k)
+      for (int w = 0; w < opt.warmup && errors[k] == MPI_SUCCESS; ++w)
+        errors[k] = run(opt.algorithms[k], send.data(), count, dt.type, recv, comm);
+    for (int rep = 0; rep < opt.reps; ++rep) {
+      for (std::size_t k = 0; k < n; ++k) {  // A B C, A B C, ...
+        double total = 0;
+        for (int it = 0; it < iters && errors[k] == MPI_SUCCESS; ++it) {
+          if (opt.check) std::memset(recv, 0, static_cast<std::size_t>(bytes) * size);
+          MPI_Barrier(comm);
+          const double t0 = MPI_Wtime();
+          errors[k] = run(opt.algorithms[k], send.data(), count, dt.type, recv, comm);
+          total += MPI_Wtime() - t0;
+          if (opt.check) {
+            bool good = true;
+            for (int r = 0; r < size && good; ++r)
+              for (long long i = 0; i < bytes && good; ++i) good = recv[r * bytes + i] == pattern(r, i);
+            ok[k] = ok[k] && good;
+          }
+        }
+        means[k][static_cast<std::size_t>(rep)] = total / iters * 1e6;
       }
-      ok = ok && err == MPI_SUCCESS;
-      int all_ok = ok ? 1 : 0;
+    }
+    std::vector<Result> results(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      int all_ok = ok[k] && errors[k] == MPI_SUCCESS ? 1 : 0;
       MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
       if (!all_ok) ++failures;
-      const double mine = total / iters * 1e6;
-      double sum = 0, lo = 0, hi = 0;
+      const double mine = median(means[k]);
+      double sum = 0;
+      Result& res = results[k];
       MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-      MPI_Reduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
-      MPI_Reduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-      avg[k] = sum / size;
+      MPI_Reduce(&mine, &res.min, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+      MPI_Reduce(&mine, &res.max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+      res.avg = sum / size;
+      res.ok = all_ok != 0;
+      const char* checked = opt.check ? "yes" : "no";
+      const char* verdict = res.ok ? "ok" : "FAILED";
       if (csv)
-        std::fprintf(csv, "%d,%lld,%s,%s,%.3f,%.3f,%.3f,%d,%s,%s\n", size, bytes, opt.algorithms[k].c_str(),
-                     ran[k].c_str(), avg[k], lo, hi, iters, opt.check ? "yes" : "no", all_ok ? "ok" : "FAILED");
-      if (rank == 0 && !all_ok) std::fprintf(stderr, "tg-bench: %s FAILED at %lld bytes\n", opt.algorithms[k].c_str(), bytes);
+        std::fprintf(csv, "%d,%lld,%s,%s,%s,%.3f,%.3f,%.3f,%d,%d,%s,%s\n", size, bytes, dt.name,
+                     opt.algorithms[k].c_str(), ran[k].c_str(), res.avg, res.min, res.max, iters, opt.reps, checked,
+                     verdict);
+      if (json) {
+        std::fprintf(json,
+                     "%s\n    {\"bytes\": %lld, \"algorithm\": \"%s\", \"ran\": \"%s\", \"avg_us\": %.3f, "
+                     "\"min_us\": %.3f, \"max_us\": %.3f, \"iters\": %d, \"checked\": %s, \"ok\": %s}",
+                     first_json ? "" : ",", bytes, opt.algorithms[k].c_str(), ran[k].c_str(), res.avg, res.min,
+                     res.max, iters, opt.check ? "true" : "false", res.ok ? "true" : "false");
+        first_json = false;
+      }
+      if (rank == 0 && !res.ok)
+        std::fprintf(stderr, "tg-bench: %s FAILED at %lld bytes\n", opt.algorithms[k].c_str(), bytes);
     }
     if (rank == 0) {
       std::printf("%-12lld", bytes);
-      for (double t : avg) std::printf(" %14.2f", t);
-      for (std::size_t k = 1; k < avg.size(); ++k) std::printf(" %14.2f", avg[k] > 0 ? avg[0] / avg[k] : 0.0);
+      for (const auto& r : results) std::printf(" %14.2f", r.avg);
+      for (std::size_t k = 1; k < n; ++k)
+        std::printf(" %14.2f", results[k].avg > 0 ? results[0].avg / results[k].avg : 0.0);
       std::printf("\n");
       std::fflush(stdout);
     }
     release(recv, shared);
   }
   if (csv) std::fclose(csv);
+  if (json) {
+    std::fprintf(json, "\n  ]\n}\n");
+    std::fclose(json);
+  }
   MPI_Comm_free(&comm);
   MPI_Finalize();
   return failures == 0 ? 0 : 1;

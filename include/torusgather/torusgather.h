@@ -40,6 +40,11 @@ int TG_Allgather_noraise(const char *algorithm, const void *sendbuf, int sendcou
  *  communicator's plan if needed (collective on comm in that case). */
 int TG_Algorithm_chosen(const char *algorithm, MPI_Comm comm, char *name, int len);
 
+/** Writes into names (at most len bytes, NUL-terminated) the registered
+ *  algorithms, comma-separated ("hamiltonian,partial-cycles,dim-rings");
+ *  "auto" and "vendor" are not listed. Local, no MPI needed. */
+int TG_Algorithm_list(char *names, int len);
+
 #ifdef __cplusplus
 }
 #endif

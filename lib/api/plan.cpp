@@ -130,7 +130,14 @@ int get_plan(MPI_Comm comm, Plan** out) {
   if ((err = torus_dims(comm, &dims, &why)) != MPI_SUCCESS) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    if (rank == 0 && !why.empty()) std::fprintf(stderr, "torusgather: %s\n", why.c_str());
+    if (rank == 0 && !why.empty()) {
+      std::fprintf(stderr, "torusgather: %s\n", why.c_str());
+      std::fflush(stderr);
+    }
+    // Every rank reads the same environment and fails alike here. Wait until
+    // rank 0 has said why before any rank's error handler may abort the job
+    // (seen with MPICH: the abort of another rank lost rank 0's message).
+    MPI_Barrier(comm);
     return err;
   }
   auto plan = std::make_unique<Plan>(Torus(dims));
