@@ -1,6 +1,5 @@
 // TG_Allgather: argument checks, the per-communicator plan, the choice of
 // algorithm, the local copy of the own block, and the executor.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -290,8 +289,7 @@ extern "C" int TG_Algorithm_chosen(const char* algorithm, MPI_Comm comm, char* n
 }
 
 extern "C" int TG_Algorithm_list(char* names, int len) {
-  std::string list = torusgather::algorithm_names();
-  list.erase(std::remove(list.begin(), list.end(), ' '), list.end());
+  const std::string list = torusgather::algorithm_names(",");
   if (names == nullptr || len < static_cast<int>(list.size()) + 1) return MPI_ERR_ARG;
   std::memcpy(names, list.c_str(), list.size() + 1);
   return MPI_SUCCESS;

@@ -48,10 +48,10 @@ std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& toru
   }
 }
 
-std::string algorithm_names() {
+std::string algorithm_names(const char* sep) {
   std::string s;
   for (const auto& a : algorithms()) {
-    if (!s.empty()) s += ", ";
+    if (!s.empty()) s += sep;
     s += a.name;
   }
   return s;

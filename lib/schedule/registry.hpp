@@ -26,7 +26,7 @@ const AlgorithmInfo* find_algorithm(const std::string& name);
 /// Builds the algorithm's schedule for the torus, or returns nullptr and the
 /// reason it declines (its shape conditions, or a construction that failed).
 std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why);
-/// Comma-separated names, for messages.
-std::string algorithm_names();
+/// The registered names joined by sep (", " for messages, "," for lists).
+std::string algorithm_names(const char* sep = ", ");
 
 }  // namespace torusgather
