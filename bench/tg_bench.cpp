@@ -12,6 +12,10 @@
 
 #include "torusgather/torusgather.h"
 
+#ifdef TORUSGATHER_SMPI
+extern "C" void TG_Smpi_traffic_only(int on);  // lib/exec/executor.cpp
+#endif
+
 namespace {
 
 struct Options {
@@ -22,6 +26,8 @@ struct Options {
   std::vector<std::string> algorithms{"auto"};
   std::string datatype = "byte";
   bool check = false;
+  long long check_max = -1;  // check only sizes up to this (-1: all when --check)
+  bool vendor = true;        // time the vendor's MPI_Allgather too
   std::string csv, json;
 };
 
@@ -82,6 +88,11 @@ Options parse(int argc, char** argv, int rank) {
     else if (a == "--algorithms") o.algorithms = split(value(), ',');
     else if (a == "--datatype") o.datatype = value();
     else if (a == "--check") o.check = true;
+    else if (a == "--check-max") {
+      o.check = true;
+      o.check_max = parse_size(value());
+      if (o.check_max < 0) die(rank, "malformed --check-max");
+    } else if (a == "--no-vendor") o.vendor = false;
     else if (a == "--csv") o.csv = value();
     else if (a == "--json") o.json = value();
     else if (a == "--help" || a == "-h") {
@@ -89,14 +100,16 @@ Options parse(int argc, char** argv, int rank) {
         std::printf(
             "usage: mpirun -np N tg-bench [--sizes MIN:MAX | A,B,C] [--iters K] [--warmup W] [--reps R]\n"
             "                [--algorithms all | auto,hamiltonian,...] [--datatype byte|int|double]\n"
-            "                [--check] [--csv FILE] [--json FILE]\n"
+            "                [--check | --check-max BYTES] [--no-vendor] [--csv FILE] [--json FILE]\n"
             "Times each algorithm against the vendor's MPI_Allgather (always included) for\n"
             "each block size (bytes per rank; MIN:MAX doubles; default 8:4M). Sizes take k/M\n"
             "suffixes. As OSU's osu_allgather: warm-up, a barrier before every call, each\n"
             "rank's mean time per call, then min/avg/max over ranks. Within a size the\n"
             "algorithms alternate (A B A B ...) over R repetitions (default 5) and each\n"
             "rank's median repetition counts, so that drift hits all alike. 'all' = every\n"
-            "registered algorithm that applies to the torus, and auto.\n");
+            "registered algorithm that applies to the torus, and auto. --check compares every\n"
+            "result byte for byte; --check-max checks sizes up to BYTES only (larger ones use\n"
+            "SMPI_SHARED_MALLOC under SimGrid). --no-vendor leaves out MPI_Allgather.\n");
       MPI_Finalize();
       std::exit(0);
     } else die(rank, "unknown option '" + a + "' (try --help)");
@@ -216,7 +229,8 @@ int main(int argc, char** argv) {
   // The vendor first, then what was asked for; and what each really runs.
   opt.algorithms = expand(opt.algorithms, comm);
   opt.algorithms.erase(std::remove(opt.algorithms.begin(), opt.algorithms.end(), "vendor"), opt.algorithms.end());
-  opt.algorithms.insert(opt.algorithms.begin(), "vendor");
+  if (opt.vendor) opt.algorithms.insert(opt.algorithms.begin(), "vendor");
+  if (opt.algorithms.empty()) die(rank, "nothing to time");
   std::vector<std::string> ran;
   for (const auto& a : opt.algorithms) {
     char chosen[64] = "vendor";
@@ -241,12 +255,13 @@ int main(int argc, char** argv) {
     std::printf("# time: per rank the mean over %d calls (%d above 64 KiB) after %d warm-up, median of %d\n"
                 "# alternating repetitions; Avg over ranks in us (Min/Max over ranks in --csv/--json)\n",
                 opt.iters, std::max(1, opt.iters / 5), opt.warmup, opt.reps);
-    for (std::size_t k = 1; k < n; ++k)
+    for (std::size_t k = 0; k < n; ++k)
       if (ran[k] != opt.algorithms[k])
         std::printf("# %s runs %s on this torus\n", opt.algorithms[k].c_str(), ran[k].c_str());
     std::printf("%-12s", "# Size(B)");
     for (const auto& a : opt.algorithms) std::printf(" %14s", (a + "(us)").c_str());
-    for (std::size_t k = 1; k < n; ++k) std::printf(" %14s", ("vendor/" + opt.algorithms[k]).c_str());
+    if (opt.vendor)
+      for (std::size_t k = 1; k < n; ++k) std::printf(" %14s", ("vendor/" + opt.algorithms[k]).c_str());
     std::printf("\n");
   }
   FILE* csv = nullptr;
@@ -265,10 +280,21 @@ int main(int argc, char** argv) {
                  size, json_escape(torus).c_str(), json_escape(vendor_name).c_str(), dt.name, opt.warmup, opt.reps);
   }
 
+  // Every plan is built (and cached on the communicator) before any timing.
+  {
+    unsigned char one = 1;
+    std::vector<unsigned char> all(static_cast<std::size_t>(size) * dt.size);
+    std::vector<unsigned char> mine(static_cast<std::size_t>(dt.size), one);
+    for (const auto& a : opt.algorithms) run(a, mine.data(), 1, dt.type, all.data(), comm);
+  }
   int failures = 0;
   bool first_json = true;
   for (long long bytes : opt.sizes) {
-    const bool shared = !opt.check;
+    const bool check = opt.check && (opt.check_max < 0 || bytes <= opt.check_max);
+    const bool shared = !check;
+#ifdef TORUSGATHER_SMPI
+    TG_Smpi_traffic_only(shared ? 1 : 0);  // unchecked: same traffic, no packing buffers
+#endif
     const int count = static_cast<int>(bytes / dt.size);
     std::vector<unsigned char> send(static_cast<std::size_t>(bytes ? bytes : 1));
     for (long long i = 0; i < bytes; ++i) send[static_cast<std::size_t>(i)] = pattern(rank, i);
@@ -285,12 +311,12 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < n; ++k) {  // A B C, A B C, ...
         double total = 0;
         for (int it = 0; it < iters && errors[k] == MPI_SUCCESS; ++it) {
-          if (opt.check) std::memset(recv, 0, static_cast<std::size_t>(bytes) * size);
+          if (check) std::memset(recv, 0, static_cast<std::size_t>(bytes) * size);
           MPI_Barrier(comm);
           const double t0 = MPI_Wtime();
           errors[k] = run(opt.algorithms[k], send.data(), count, dt.type, recv, comm);
           total += MPI_Wtime() - t0;
-          if (opt.check) {
+          if (check) {
             bool good = true;
             for (int r = 0; r < size && good; ++r)
               for (long long i = 0; i < bytes && good; ++i) good = recv[r * bytes + i] == pattern(r, i);
@@ -313,7 +339,7 @@ int main(int argc, char** argv) {
       MPI_Reduce(&mine, &res.max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
       res.avg = sum / size;
       res.ok = all_ok != 0;
-      const char* checked = opt.check ? "yes" : "no";
+      const char* checked = check ? "yes" : "no";
       const char* verdict = res.ok ? "ok" : "FAILED";
       if (csv)
         std::fprintf(csv, "%d,%lld,%s,%s,%s,%.3f,%.3f,%.3f,%d,%d,%s,%s\n", size, bytes, dt.name,
@@ -324,7 +350,7 @@ int main(int argc, char** argv) {
                      "%s\n    {\"bytes\": %lld, \"algorithm\": \"%s\", \"ran\": \"%s\", \"avg_us\": %.3f, "
                      "\"min_us\": %.3f, \"max_us\": %.3f, \"iters\": %d, \"checked\": %s, \"ok\": %s}",
                      first_json ? "" : ",", bytes, opt.algorithms[k].c_str(), ran[k].c_str(), res.avg, res.min,
-                     res.max, iters, opt.check ? "true" : "false", res.ok ? "true" : "false");
+                     res.max, iters, check ? "true" : "false", res.ok ? "true" : "false");
         first_json = false;
       }
       if (rank == 0 && !res.ok)
@@ -333,8 +359,9 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       std::printf("%-12lld", bytes);
       for (const auto& r : results) std::printf(" %14.2f", r.avg);
-      for (std::size_t k = 1; k < n; ++k)
-        std::printf(" %14.2f", results[k].avg > 0 ? results[0].avg / results[k].avg : 0.0);
+      if (opt.vendor)
+        for (std::size_t k = 1; k < n; ++k)
+          std::printf(" %14.2f", results[k].avg > 0 ? results[0].avg / results[k].avg : 0.0);
       std::printf("\n");
       std::fflush(stdout);
     }

@@ -22,7 +22,7 @@ function(torusgather_add_smpi_executable name)
   set(output ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/${name})
   add_custom_command(
     OUTPUT ${output}
-    COMMAND ${TORUSGATHER_SMPICXX} -std=c++17 -O2 -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/lib
+    COMMAND ${TORUSGATHER_SMPICXX} -std=c++17 -O2 -DTORUSGATHER_SMPI -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/lib
             ${sources} -o ${output}
     DEPENDS ${sources} ${headers}
     COMMENT "Building ${name} with smpicxx (SimGrid SMPI)"
@@ -36,5 +36,6 @@ if(TORUSGATHER_SIMGRID_AVAILABLE)
   endif()
   if(TORUSGATHER_BUILD_TESTS)
     torusgather_add_smpi_executable(tg-mpi-tests-smpi tests/mpi/test_allgather.cpp)
+    torusgather_add_smpi_executable(tg-neighbour-hops-smpi tests/simgrid/neighbour_hops.cpp)
   endif()
 endif()

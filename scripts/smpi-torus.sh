@@ -2,11 +2,17 @@
 # Runs an MPI program built with smpicxx on a simulated torus (SimGrid SMPI).
 #
 #   scripts/smpi-torus.sh --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ompi]
-#                         [--factors ideal|smpi] [--platform-dir DIR] -- PROGRAM [ARGS...]
+#                         [--sharing SPLITDUPLEX|SHARED|FATPIPE] [--limiter BW]
+#                         [--factors ideal|smpi] [--platform-dir DIR] [--cfg KEY:VALUE]...
+#                         -- PROGRAM [ARGS...]
 #
-# The platform is a SimGrid cluster with topology="TORUS": full-duplex links
-# (sharing_policy="SPLITDUPLEX", every port usable at once), dimension-order
-# routing, simulate-computation off, so the times are deterministic.
+# The platform is a SimGrid cluster with topology="TORUS", dimension-order
+# routing and simulate-computation off, so the times are deterministic. By
+# default its links are full duplex (sharing_policy="SPLITDUPLEX": each
+# direction of a link has the bandwidth --bw) and every port of a node can be
+# busy at once; --sharing SHARED makes both directions share one bandwidth;
+# --limiter BW adds SimGrid's per-node limiter link (limiter_link), a cap on
+# all the traffic a node sends and receives (BW = --bw models a one-port node).
 # SimGrid numbers hosts with its first dimension varying fastest while
 # MPI_Cart_create is row-major (last axis fastest): the dims are given to
 # SimGrid in reverse order, so host i is rank i and torus neighbours are one
@@ -22,7 +28,8 @@
 # (for large messages about 0.94 x bandwidth and 11.6 x latency).
 set -euo pipefail
 
-dims="" bw="10GBps" lat="1us" allgather="" pdir="" factors="ideal"
+dims="" bw="10GBps" lat="1us" allgather="" pdir="" factors="ideal" sharing="SPLITDUPLEX" limiter=""
+extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dims) dims="$2"; shift 2 ;;
@@ -30,6 +37,9 @@ while [ $# -gt 0 ]; do
     --lat) lat="$2"; shift 2 ;;
     --allgather) allgather="$2"; shift 2 ;;
     --factors) factors="$2"; shift 2 ;;
+    --sharing) sharing="$2"; shift 2 ;;
+    --limiter) limiter="$2"; shift 2 ;;
+    --cfg) extra+=("--cfg=$2"); shift 2 ;;
     --platform-dir) pdir="$2"; shift 2 ;;
     --) shift; break ;;
     *) echo "smpi-torus.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -43,6 +53,7 @@ if ! [[ "$dims" =~ ^[0-9]+(x[0-9]+)*$ ]]; then
   echo "smpi-torus.sh: malformed --dims '$dims' (expected e.g. 8x8 or 4x4x4)" >&2
   exit 2
 fi
+case "$sharing" in SPLITDUPLEX|SHARED|FATPIPE) ;; *) echo "smpi-torus.sh: --sharing must be SPLITDUPLEX, SHARED or FATPIPE" >&2; exit 2 ;; esac
 command -v smpirun >/dev/null || { echo "smpi-torus.sh: smpirun not found (install simgrid)" >&2; exit 2; }
 
 IFS=x read -r -a sides <<<"$dims"
@@ -64,7 +75,7 @@ cat >"$platform" <<XML
   <!-- $dims torus, $ranks hosts; topo_parameters reversed so that host i is row-major rank i -->
   <cluster id="torus" prefix="node-" radical="0-$((ranks - 1))" suffix="" speed="1Gf"
            bw="$bw" lat="$lat" topology="TORUS" topo_parameters="$reversed"
-           sharing_policy="SPLITDUPLEX" loopback_bw="1000GBps" loopback_lat="0us"/>
+           sharing_policy="$sharing" loopback_bw="1000GBps" loopback_lat="0us"${limiter:+ limiter_link=\"$limiter\"}/>
 </platform>
 XML
 for ((i = 0; i < ranks; i++)); do echo "node-$i"; done >"$hostfile"
@@ -77,4 +88,5 @@ case "$factors" in
   smpi) ;;
   *) echo "smpi-torus.sh: --factors must be ideal or smpi" >&2; exit 2 ;;
 esac
+cfg+=("${extra[@]}")
 TORUSGATHER_DIMS="$dims" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${cfg[@]}" "$@"
