@@ -13,6 +13,10 @@
 #include "torusgather/torusgather.h"
 
 #ifdef TORUSGATHER_SMPI
+#include <simgrid/host.h>
+#endif
+
+#ifdef TORUSGATHER_SMPI
 extern "C" void TG_Smpi_traffic_only(int on);  // lib/exec/executor.cpp
 #endif
 
@@ -160,6 +164,26 @@ int run(const std::string& algorithm, const void* send, int count, MPI_Datatype 
   return TG_Allgather_algorithm(algorithm.c_str(), send, count, type, recv, count, type, comm);
 }
 
+/// Returns the time at which this rank starts a timed call. Real MPI: after a
+/// barrier (as OSU). SimGrid: every simulated rank starts at the same
+/// simulated instant (a barrier lets ranks go a few latencies apart, which
+/// at 8 B is as long as the allgather): agree on a start 1 ms after the
+/// latest rank's clock and idle until then.
+double start_together(MPI_Comm comm) {
+  MPI_Barrier(comm);
+#ifdef TORUSGATHER_SMPI
+  double now = MPI_Wtime(), latest = 0;
+  MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  const double start = latest + 1e-3;
+  now = MPI_Wtime();
+  if (now > start) std::fprintf(stderr, "tg-bench: the agreed start passed before this rank got there\n");
+  if (now < start) smpi_execute_flops((start - now) * sg_host_get_speed(sg_host_self()));  // simulated idling
+  return start;
+#else
+  return MPI_Wtime();
+#endif
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -280,6 +304,20 @@ int main(int argc, char** argv) {
                  size, json_escape(torus).c_str(), json_escape(vendor_name).c_str(), dt.name, opt.warmup, opt.reps);
   }
 
+  // Under SimGrid the time is simulated and deterministic: an algorithm that
+  // runs another one timed here under its own name (auto -> hamiltonian)
+  // repeats that one's row instead of simulating the same schedule again.
+  std::vector<long> same_as(n, -1);
+#ifdef TORUSGATHER_SMPI
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t j = 0; j < n && ran[k] != opt.algorithms[k]; ++j)
+      if (opt.algorithms[j] == ran[k]) same_as[k] = static_cast<long>(j);
+  if (rank == 0)
+    for (std::size_t k = 0; k < n; ++k)
+      if (same_as[k] >= 0)
+        std::printf("# %s: the row of %s (the same schedule; simulated time is deterministic)\n",
+                    opt.algorithms[k].c_str(), ran[k].c_str());
+#endif
   // Every plan is built (and cached on the communicator) before any timing.
   {
     unsigned char one = 1;
@@ -305,15 +343,15 @@ int main(int argc, char** argv) {
     std::vector<int> errors(n, MPI_SUCCESS);
     std::vector<bool> ok(n, true);
     for (std::size_t k = 0; k < n; ++k)
-      for (int w = 0; w < opt.warmup && errors[k] == MPI_SUCCESS; ++w)
+      for (int w = 0; w < opt.warmup && errors[k] == MPI_SUCCESS && same_as[k] < 0; ++w)
         errors[k] = run(opt.algorithms[k], send.data(), count, dt.type, recv, comm);
     for (int rep = 0; rep < opt.reps; ++rep) {
       for (std::size_t k = 0; k < n; ++k) {  // A B C, A B C, ...
+        if (same_as[k] >= 0) continue;
         double total = 0;
         for (int it = 0; it < iters && errors[k] == MPI_SUCCESS; ++it) {
           if (check) std::memset(recv, 0, static_cast<std::size_t>(bytes) * size);
-          MPI_Barrier(comm);
-          const double t0 = MPI_Wtime();
+          const double t0 = start_together(comm);
           errors[k] = run(opt.algorithms[k], send.data(), count, dt.type, recv, comm);
           total += MPI_Wtime() - t0;
           if (check) {
@@ -326,6 +364,13 @@ int main(int argc, char** argv) {
         means[k][static_cast<std::size_t>(rep)] = total / iters * 1e6;
       }
     }
+    for (std::size_t k = 0; k < n; ++k)
+      if (same_as[k] >= 0) {
+        const auto j = static_cast<std::size_t>(same_as[k]);
+        means[k] = means[j];
+        errors[k] = errors[j];
+        ok[k] = ok[j];
+      }
     std::vector<Result> results(n);
     for (std::size_t k = 0; k < n; ++k) {
       int all_ok = ok[k] && errors[k] == MPI_SUCCESS ? 1 : 0;
@@ -356,6 +401,7 @@ int main(int argc, char** argv) {
       if (rank == 0 && !res.ok)
         std::fprintf(stderr, "tg-bench: %s FAILED at %lld bytes\n", opt.algorithms[k].c_str(), bytes);
     }
+    if (csv) std::fflush(csv);  // rows survive a simulation that is killed later
     if (rank == 0) {
       std::printf("%-12lld", bytes);
       for (const auto& r : results) std::printf(" %14.2f", r.avg);
