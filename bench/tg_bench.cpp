@@ -10,17 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "torusgather/torusgather.h"
 
-#ifdef TORUSGATHER_SMPI
-#include <simgrid/host.h>
-#endif
-
-#ifdef TORUSGATHER_SMPI
-extern "C" void TG_Smpi_traffic_only(int on);  // lib/exec/executor.cpp
-#endif
-
 namespace {
+
+using tgbench::allocate;
+using tgbench::parse_size;
+using tgbench::split;
+using tgbench::release;
+using tgbench::run;
+using tgbench::start_together;
 
 struct Options {
   std::vector<long long> sizes;  // bytes per rank
@@ -51,29 +51,6 @@ Datatype datatype_of(const std::string& name) {
   if (rank == 0) std::fprintf(stderr, "tg-bench: %s\n", msg.c_str());
   MPI_Finalize();
   std::exit(2);
-}
-
-long long parse_size(const std::string& s) {
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end == s.c_str()) return -1;
-  const std::string unit = end;
-  if (unit == "k" || unit == "K" || unit == "KiB") v <<= 10;
-  else if (unit == "m" || unit == "M" || unit == "MiB") v <<= 20;
-  else if (!unit.empty()) return -1;
-  return v;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i <= s.size()) {
-    const std::size_t j = s.find(sep, i);
-    out.push_back(s.substr(i, j == std::string::npos ? std::string::npos : j - i));
-    if (j == std::string::npos) break;
-    i = j + 1;
-  }
-  return out;
 }
 
 Options parse(int argc, char** argv, int rank) {
@@ -137,81 +114,10 @@ Options parse(int argc, char** argv, int rank) {
 
 unsigned char pattern(int rank, long long i) { return static_cast<unsigned char>(rank * 131 + i * 7 + 1); }
 
-void* allocate(std::size_t bytes, bool shared) {
-#ifdef SMPI_SHARED_MALLOC
-  // Under SimGrid, big unchecked buffers share memory across simulated ranks.
-  if (shared) return SMPI_SHARED_MALLOC(bytes);
-#else
-  (void)shared;
-#endif
-  return std::malloc(bytes ? bytes : 1);
-}
-
-void release(void* p, bool shared) {
-#ifdef SMPI_SHARED_FREE
-  if (shared) {
-    SMPI_SHARED_FREE(p);
-    return;
-  }
-#else
-  (void)shared;
-#endif
-  std::free(p);
-}
-
-int run(const std::string& algorithm, const void* send, int count, MPI_Datatype type, void* recv, MPI_Comm comm) {
-  if (algorithm == "vendor") return PMPI_Allgather(send, count, type, recv, count, type, comm);
-  return TG_Allgather_algorithm(algorithm.c_str(), send, count, type, recv, count, type, comm);
-}
-
-/// Returns the time at which this rank starts a timed call. Real MPI: after a
-/// barrier (as OSU). SimGrid: every simulated rank starts at the same
-/// simulated instant (a barrier lets ranks go a few latencies apart, which
-/// at 8 B is as long as the allgather): agree on a start 1 ms after the
-/// latest rank's clock and idle until then.
-double start_together(MPI_Comm comm) {
-  MPI_Barrier(comm);
-#ifdef TORUSGATHER_SMPI
-  double now = MPI_Wtime(), latest = 0;
-  MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  const double start = latest + 1e-3;
-  now = MPI_Wtime();
-  if (now > start) std::fprintf(stderr, "tg-bench: the agreed start passed before this rank got there\n");
-  if (now < start) smpi_execute_flops((start - now) * sg_host_get_speed(sg_host_self()));  // simulated idling
-  return start;
-#else
-  return MPI_Wtime();
-#endif
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/// The algorithms to time: "all" expands to auto and every registered
-/// algorithm that applies to this communicator's torus (runs as itself).
-std::vector<std::string> expand(const std::vector<std::string>& requested, MPI_Comm comm) {
-  std::vector<std::string> out;
-  for (const auto& a : requested) {
-    if (a != "all") {
-      out.push_back(a);
-      continue;
-    }
-    out.push_back("auto");
-    char list[512] = "";
-    TG_Algorithm_list(list, sizeof list);
-    for (const auto& name : split(list, ',')) {
-      char chosen[64] = "";
-      if (TG_Algorithm_chosen(name.c_str(), comm, chosen, sizeof chosen) == MPI_SUCCESS && name == chosen)
-        out.push_back(name);
-    }
-  }
-  std::vector<std::string> unique;
-  for (const auto& a : out)
-    if (std::find(unique.begin(), unique.end(), a) == unique.end()) unique.push_back(a);
-  return unique;
 }
 
 }  // namespace
@@ -251,7 +157,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 
   // The vendor first, then what was asked for; and what each really runs.
-  opt.algorithms = expand(opt.algorithms, comm);
+  opt.algorithms = tgbench::expand(opt.algorithms, comm);
   opt.algorithms.erase(std::remove(opt.algorithms.begin(), opt.algorithms.end(), "vendor"), opt.algorithms.end());
   if (opt.vendor) opt.algorithms.insert(opt.algorithms.begin(), "vendor");
   if (opt.algorithms.empty()) die(rank, "nothing to time");

@@ -1,0 +1,333 @@
+#!/usr/bin/python3
+"""The benchmark lab (issue 5): torusgather against SimGrid SMPI's allgathers
+on simulated tori, and against the vendor on this machine, with the physical
+bound; appends to build/lab/results.csv and regenerates docs/performance.md.
+
+Run through scripts/lab.sh, which installs what is missing and builds first.
+
+  lab.sh                      the default scenarios (8x8, 4x4x4, 8x8x8, 7x7x7, 16x16)
+  lab.sh --quick              4x4x4, sizes 8, 1K, 64K, 1M
+  lab.sh --dims 6x6x6 --sizes 8,65536 --algorithms hamiltonian,smpi-ompi
+  lab.sh --report-only        regenerate docs/performance.md from results.csv
+
+Every simulated run goes through scripts/smpi-torus.sh (platform generator,
+rank mapping) and tg-bench-smpi (each rank starts at the same simulated
+instant; time = the latest rank's completion; results checked byte for byte
+up to P^2*s = 1 GiB, larger sizes in SMPI_SHARED_MALLOC buffers).
+"""
+
+import argparse
+import concurrent.futures
+import csv
+import datetime
+import json
+import math
+import os
+import platform as pyplatform
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_DIMS = ["8x8", "4x4x4", "8x8x8", "7x7x7", "16x16"]
+# 8 B to 4 MiB in steps of 4 (8 B ... 2 MiB) plus 4 MiB: eleven sizes keep
+# the default set inside its time budget on two cores.
+DEFAULT_SIZES = [8 * 4**i for i in range(10)] + [4 << 20]
+QUICK_DIMS = ["4x4x4"]
+QUICK_SIZES = [8, 1024, 65536, 1 << 20]
+SMPI_ALGORITHMS = ["ompi", "mpich", "ring", "rdb", "bruck", "pair"]  # + 2dmesh / 3dmesh by dimension
+HEADER = ["platform", "ranks", "algorithm", "bytes", "time_us", "bound_us", "checked", "ok"]
+CHECK_LIMIT = 1 << 30  # check results while P^2 * s (all private receive buffers) stays below this
+BRUCK_LIMIT = 8 << 30  # SMPI's bruck keeps a P*s buffer per rank: skip sizes with P^2*s above this
+
+
+def parse_bandwidth(text):
+    """SimGrid bandwidth ("10GBps", "100Gbps", "1.5GiBps") in bytes per second."""
+    m = re.fullmatch(r"([0-9.]+)\s*([kKMGT]?)(i?)(B|b)ps", text)
+    if not m:
+        raise ValueError(f"bandwidth '{text}' (expected e.g. 10GBps or 100Gbps)")
+    value, prefix, binary, unit = float(m.group(1)), m.group(2).upper(), m.group(3), m.group(4)
+    scale = (1024 if binary else 1000) ** " KMGT".index(prefix or " ")
+    return value * scale / (8 if unit == "b" else 1)
+
+
+def parse_latency(text):
+    m = re.fullmatch(r"([0-9.]+)\s*(s|ms|us|ns)", text)
+    if not m:
+        raise ValueError(f"latency '{text}' (expected e.g. 1us)")
+    return float(m.group(1)) * {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[m.group(2)]
+
+
+def dims_of(name):
+    return [int(n) for n in name.split("x")]
+
+
+def bound_us(dims, size, bw, lat):
+    """max((P-1)s/(2dB), ceil(log_{2d+1} P) * alpha): every rank must receive
+    (P-1)s bytes over 2d links, and a block reaches at most 2d+1 times as
+    many ranks per start-up."""
+    p, d = math.prod(dims), len(dims)
+    steps, reach = 0, 1
+    while reach < p:
+        reach *= 2 * d + 1
+        steps += 1
+    return max((p - 1) * size / (2 * d * bw), steps * lat) * 1e6
+
+
+def platform_name(dims_text, args):
+    extra = []
+    if args.bw != "10GBps":
+        extra.append("bw" + args.bw)
+    if args.lat != "1us":
+        extra.append("lat" + args.lat)
+    if args.sharing != "SPLITDUPLEX":
+        extra.append(args.sharing.lower())
+    if args.limiter:
+        extra.append("limiter" + args.limiter)
+    return "-".join([dims_text] + extra)
+
+
+def smpi_algorithms_for(dims):
+    """SMPI's allgathers that apply: pair aborts unless P is a power of two."""
+    p = math.prod(dims)
+    algs = [a for a in SMPI_ALGORITHMS if a != "pair" or p & (p - 1) == 0]
+    return algs + (["2dmesh"] if len(dims) == 2 else ["3dmesh"] if len(dims) == 3 else [])
+
+
+def make_jobs(args):
+    """One job per (platform, SMPI algorithm) and one per platform for torusgather."""
+    jobs = []
+    requested = args.algorithms.split(",") if args.algorithms else ["all"]
+    for dims_text in args.dims:
+        dims = dims_of(dims_text)
+        p = math.prod(dims)
+        name = platform_name(dims_text, args)
+        tg = [a for a in requested if not a.startswith("smpi-") and a != "all"]
+        smpi = [a[len("smpi-"):] for a in requested if a.startswith("smpi-")]
+        if "all" in requested:
+            tg = ["all"] + tg
+            smpi = smpi_algorithms_for(dims) + smpi
+        smpi = list(dict.fromkeys(smpi))
+        if tg:
+            jobs.append(dict(platform=name, dims=dims_text, ranks=p, kind="torusgather",
+                             algorithms=",".join(dict.fromkeys(tg)), sizes=list(args.sizes), skipped=[]))
+        for alg in smpi:
+            sizes, skipped = list(args.sizes), []
+            if alg == "bruck":
+                skipped = [s for s in sizes if p * p * s > BRUCK_LIMIT]
+                sizes = [s for s in sizes if p * p * s <= BRUCK_LIMIT]
+            jobs.append(dict(platform=name, dims=dims_text, ranks=p, kind="smpi-" + alg, allgather=alg,
+                             sizes=sizes, skipped=skipped))
+    # Largest first, so that the two workers finish together.
+    jobs.sort(key=lambda j: -j["ranks"] * j["ranks"] * (3 if j["kind"] == "torusgather" else 1))
+    return jobs
+
+
+def run_job(job, args, out):
+    tag = f"{job['platform']}.{job['kind']}"
+    raw = os.path.join(out, "raw", tag + ".csv")
+    log = os.path.join(out, "logs", tag + ".log")
+    if os.path.exists(raw):
+        os.remove(raw)
+    if not job["sizes"]:
+        return dict(job, status="not run (no size fits)", seconds=0.0, command="", raw=raw)
+    check_max = max(1, CHECK_LIMIT // (job["ranks"] ** 2))
+    cmd = [os.path.join(ROOT, "scripts", "smpi-torus.sh"), "--dims", job["dims"], "--bw", args.bw,
+           "--lat", args.lat, "--sharing", args.sharing]
+    if args.limiter:
+        cmd += ["--limiter", args.limiter]
+    if job["kind"] == "torusgather":
+        bench = ["--algorithms", job["algorithms"], "--no-vendor"]
+    else:
+        cmd += ["--allgather", job["allgather"]]
+        bench = ["--algorithms", "vendor"]
+    cmd += ["--", os.path.join(args.build, "bin", "tg-bench-smpi"), "--sizes", ",".join(map(str, job["sizes"])),
+            "--iters", "1", "--warmup", "0", "--reps", "1", "--check-max", str(check_max), "--csv", raw] + bench
+    start = time.monotonic()
+    with open(log, "w") as f:
+        f.write(" ".join(cmd) + "\n")
+        f.flush()
+        try:
+            code = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=args.timeout,
+                                  cwd=os.path.join(out, "logs")).returncode
+        except subprocess.TimeoutExpired:
+            code = "timeout"
+    seconds = time.monotonic() - start
+    status = "ok" if code == 0 else f"failed ({code}; see {os.path.relpath(log, ROOT)})"
+    shown = " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd)
+    return dict(job, status=status, seconds=seconds, command=shown, raw=raw)
+
+
+def collect(result, args):
+    """Rows for results.csv from one job's tg-bench CSV (whatever sizes it finished)."""
+    rows = []
+    if not os.path.exists(result["raw"]):
+        return rows
+    bw, lat = parse_bandwidth(args.bw), parse_latency(args.lat)
+    dims = dims_of(result["dims"])
+    with open(result["raw"]) as f:
+        for r in csv.DictReader(f):
+            name = r["algorithm"] if result["kind"] == "torusgather" else result["kind"]
+            size = int(r["bytes"])
+            rows.append(dict(platform=result["platform"], ranks=int(r["ranks"]), algorithm=name, bytes=size,
+                             time_us=float(r["max_us"]), bound_us=round(bound_us(dims, size, bw, lat), 3),
+                             checked=r["checked"], ok=r["ok"]))
+    return rows
+
+
+def append_results(path, rows):
+    new = not os.path.exists(path)
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=HEADER)
+        if new:
+            w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def mpirun_command(np):
+    cmd = ["mpirun", "-np", str(np)]
+    version = subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" in version:
+        cmd += ["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
+        if os.geteuid() == 0:
+            cmd += ["--allow-run-as-root"]
+    return cmd
+
+
+def run_real(args, out):
+    """tg-bench under this machine's MPI (wall clock), after the simulations
+    so that nothing else runs on the cores."""
+    results = []
+    for np in args.real_np:
+        csv_path = os.path.join(out, f"real-np{np}.csv")
+        bench = [os.path.join(args.build, "bin", "tg-bench"), "--algorithms", "all", "--csv", csv_path]
+        if args.quick:
+            bench += ["--sizes", ",".join(map(str, QUICK_SIZES)), "--reps", "3"]
+        cmd = mpirun_command(np) + bench
+        print("lab: real MPI:", " ".join(cmd), flush=True)
+        start = time.monotonic()
+        code = subprocess.run(cmd).returncode
+        results.append(dict(np=np, command=" ".join(cmd), status="ok" if code == 0 else f"failed ({code})",
+                            seconds=time.monotonic() - start, csv=csv_path))
+    return results
+
+
+def versions():
+    def first_line(cmd):
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            text = (out.stdout or out.stderr).strip().splitlines()
+            return text[0] if text else "?"
+        except (OSError, subprocess.TimeoutExpired):
+            return "?"
+
+    def package(name):
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", name], capture_output=True, text=True)
+        return out.stdout.strip() or "?"
+
+    git = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True)
+    return {
+        "torusgather": git.stdout.strip() or "?",
+        "SimGrid (libsimgrid-dev)": package("libsimgrid-dev"),
+        "Open MPI (libopenmpi-dev)": package("libopenmpi-dev"),
+        "compiler": first_line(["g++", "--version"]),
+        "Python / matplotlib": f"{pyplatform.python_version()} / {package('python3-matplotlib')}",
+        "machine": f"{os.cpu_count()} cores, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GiB, "
+                   f"{pyplatform.system()} {pyplatform.release()}",
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="4x4x4 at 8 B, 1 KiB, 64 KiB, 1 MiB (under 5 minutes)")
+    ap.add_argument("--dims", help="comma-separated torus shapes, e.g. 6x6x6,8x8")
+    ap.add_argument("--sizes", help="comma-separated block sizes in bytes (k/M suffixes)")
+    ap.add_argument("--algorithms", help="comma-separated: torusgather names, auto, smpi-NAME, all (default)")
+    ap.add_argument("--bw", default="10GBps", help="link bandwidth per direction (default 10GBps)")
+    ap.add_argument("--lat", default="1us", help="link latency (default 1us)")
+    ap.add_argument("--sharing", default="SPLITDUPLEX", choices=["SPLITDUPLEX", "SHARED", "FATPIPE"])
+    ap.add_argument("--limiter", default="", help="per-node limiter bandwidth (one-port nodes: = --bw)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
+    ap.add_argument("--timeout", type=int, default=3600, help="seconds per simulation")
+    ap.add_argument("--real-np", default="4", help="rank counts for the real-MPI table ('' for none)")
+    ap.add_argument("--build", default=os.environ.get("TORUSGATHER_BUILD_DIR", os.path.join(ROOT, "build")))
+    ap.add_argument("--report-only", action="store_true", help="only regenerate docs/performance.md")
+    ap.add_argument("--no-report", action="store_true", help="do not touch docs/performance.md")
+    args = ap.parse_args()
+    args.build = os.path.abspath(args.build)
+    try:
+        parse_bandwidth(args.bw)
+        parse_latency(args.lat)
+        if args.limiter:
+            parse_bandwidth(args.limiter)
+    except ValueError as e:
+        ap.error(str(e))
+    args.dims = args.dims.split(",") if args.dims else (QUICK_DIMS if args.quick else DEFAULT_DIMS)
+    for d in args.dims:
+        if not re.fullmatch(r"[0-9]+(x[0-9]+)*", d) or min(dims_of(d)) < 2:
+            ap.error(f"malformed --dims '{d}' (expected e.g. 8x8 or 4x4x4, sides >= 2)")
+
+    def size(text):
+        m = re.fullmatch(r"([0-9]+)([kKmM]?)", text.strip())
+        if not m:
+            ap.error(f"malformed size '{text}'")
+        return int(m.group(1)) << {"": 0, "k": 10, "K": 10, "m": 20, "M": 20}[m.group(2)]
+
+    args.sizes = [size(s) for s in args.sizes.split(",")] if args.sizes else (
+        QUICK_SIZES if args.quick else DEFAULT_SIZES)
+    args.real_np = [int(n) for n in args.real_np.split(",") if n]
+    out = os.path.join(args.build, "lab")
+    for sub in ("raw", "logs"):
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+    results_csv = os.path.join(out, "results.csv")
+    runs_json = os.path.join(out, "runs.json")
+
+    if not args.report_only:
+        if not os.path.exists(os.path.join(args.build, "bin", "tg-bench-smpi")):
+            sys.exit("lab: tg-bench-smpi not built (SimGrid missing? run scripts/lab.sh)")
+        jobs = make_jobs(args)
+        started = time.monotonic()
+        print(f"lab: {len(jobs)} simulations on {', '.join(args.dims)}, sizes {args.sizes}, "
+              f"{args.jobs} at a time", flush=True)
+        done = []
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            futures = [pool.submit(run_job, j, args, out) for j in jobs]
+            for fut in concurrent.futures.as_completed(futures):
+                r = fut.result()
+                rows = collect(r, args)
+                append_results(results_csv, rows)
+                done.append(r)
+                print(f"lab: {r['platform']:>10} {r['kind']:<16} {r['status']:<8} {len(rows):3d} rows "
+                      f"{r['seconds']:7.1f} s", flush=True)
+        simulated = time.monotonic() - started
+        real = run_real(args, out)
+        history = []
+        if os.path.exists(runs_json):
+            with open(runs_json) as f:
+                history = json.load(f)
+        history.append(dict(
+            when=datetime.datetime.now().isoformat(timespec="seconds"), argv=sys.argv[1:],
+            parameters=dict(bw=args.bw, lat=args.lat, sharing=args.sharing, limiter=args.limiter or None),
+            sizes=args.sizes, dims=args.dims, simulated_seconds=round(simulated, 1),
+            total_seconds=round(time.monotonic() - started, 1), versions=versions(),
+            jobs=[{k: v for k, v in r.items() if k not in ("raw",)} for r in done], real=real))
+        with open(runs_json, "w") as f:
+            json.dump(history, f, indent=1)
+        failed = [r for r in done if r["status"] != "ok"] + [r for r in real if r["status"] != "ok"]
+        print(f"lab: simulations took {simulated / 60:.1f} min, everything "
+              f"{(time.monotonic() - started) / 60:.1f} min; results in {os.path.relpath(results_csv, ROOT)}")
+        for r in failed:
+            print(f"lab: FAILED: {r.get('platform', 'real')} {r.get('kind', r.get('np'))}: {r['status']}")
+    if not args.no_report:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import lab_report
+        lab_report.write(results_csv, runs_json, out, ROOT)
+    if not args.report_only and failed:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,337 @@
+"""Writes docs/performance.md and its plots from build/lab/results.csv and
+build/lab/runs.json (called by scripts/lab.py; `lab.sh --report-only` reruns it)."""
+
+import csv
+import json
+import os
+from collections import OrderedDict
+
+DEFAULT_ORDER = ["8x8", "4x4x4", "8x8x8", "7x7x7", "16x16"]
+
+
+def load_results(path):
+    """The latest row per (platform, algorithm, bytes): results.csv only grows."""
+    latest = OrderedDict()
+    if not os.path.exists(path):
+        return latest
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            latest[(r["platform"], r["algorithm"], int(r["bytes"]))] = r
+    return latest
+
+
+def fmt(us):
+    if us is None:
+        return "–"
+    if us >= 1000:
+        return f"{us:,.0f}"
+    if us >= 100:
+        return f"{us:.1f}"
+    return f"{us:.2f}"
+
+
+def size_name(b):
+    if b >= 1 << 20 and b % (1 << 20) == 0:
+        return f"{b >> 20} MiB"
+    if b >= 1 << 10 and b % (1 << 10) == 0:
+        return f"{b >> 10} KiB"
+    return f"{b} B"
+
+
+def algorithm_order(names):
+    tg = sorted((a for a in names if not a.startswith("smpi-")), key=lambda a: (a != "auto", a))
+    return tg + sorted(a for a in names if a.startswith("smpi-"))
+
+
+class Scenario:
+    def __init__(self, platform):
+        self.platform = platform
+        self.ranks = None
+        self.times = {}  # (algorithm, bytes) -> time_us or None (failed)
+        self.checked = {}
+        self.bound = {}
+
+    @property
+    def sizes(self):
+        return sorted({b for _, b in self.times})
+
+    @property
+    def algorithms(self):
+        return algorithm_order({a for a, _ in self.times})
+
+    def best(self, size, smpi):
+        values = [(t, a) for (a, b), t in self.times.items()
+                  if b == size and t is not None and a.startswith("smpi-") == smpi]
+        return min(values) if values else (None, None)
+
+
+def scenarios_from(latest):
+    out = OrderedDict()
+    for (platform, algorithm, size), r in latest.items():
+        s = out.setdefault(platform, Scenario(platform))
+        s.ranks = int(r["ranks"])
+        s.times[(algorithm, size)] = float(r["time_us"]) if r["ok"] == "ok" else None
+        s.checked[(algorithm, size)] = r["checked"] == "yes"
+        s.bound[size] = float(r["bound_us"])
+    order = {p: i for i, p in enumerate(DEFAULT_ORDER)}
+    return sorted(out.values(), key=lambda s: (order.get(s.platform, len(order)), s.platform))
+
+
+def size_axis(ax):
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator([2 ** k for k in range(3, 24, 3)]))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_name(int(round(x)))))
+    ax.set_xlabel("block size s (bytes per rank)")
+
+
+def plot_scenario(s, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7.5, 4.8), dpi=100)
+    for a in s.algorithms:
+        pts = [(b, s.times[(a, b)]) for b in s.sizes if s.times.get((a, b)) is not None]
+        if not pts:
+            continue
+        style = dict(linestyle=":", linewidth=1.2, marker=".") if a.startswith("smpi-") else dict(
+            linewidth=2.0 if a == "auto" else 1.4, marker="o", markersize=3)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=a, **style)
+    ax.plot(s.sizes, [s.bound[b] for b in s.sizes], "k--", linewidth=1.5, label="bound")
+    size_axis(ax)
+    ax.set_yscale("log")
+    ax.set_ylabel("simulated time (µs)")
+    ax.set_title(f"{s.platform} torus, {s.ranks} ranks")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_summary(scenarios, speedup_path, bound_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=100)
+    for i, s in enumerate(scenarios):
+        pts = [(b, s.times[("smpi-ompi", b)] / s.times[("auto", b)]) for b in s.sizes
+               if s.times.get(("smpi-ompi", b)) and s.times.get(("auto", b))]
+        best = [(b, s.times[("smpi-ompi", b)] / s.best(b, False)[0]) for b in s.sizes
+                if s.times.get(("smpi-ompi", b)) and s.best(b, False)[0]]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=f"C{i}", marker="o", markersize=3,
+                    label=f"{s.platform} auto")
+        if best:
+            ax.plot([p[0] for p in best], [p[1] for p in best], color=f"C{i}", linestyle=":",
+                    label=f"{s.platform} best torusgather")
+    ax.axhline(1.0, color="k", linewidth=1)
+    size_axis(ax)
+    ax.set_yscale("log")
+    ax.set_ylabel("speedup over smpi-ompi (×)")
+    ax.set_title("torusgather vs SMPI's Open MPI selection (simulated)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    fig.savefig(speedup_path)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=100)
+    for i, s in enumerate(scenarios):
+        color = f"C{i}"
+        tg = [(b, s.bound[b] / s.best(b, False)[0]) for b in s.sizes if s.best(b, False)[0]]
+        sm = [(b, s.bound[b] / s.best(b, True)[0]) for b in s.sizes if s.best(b, True)[0]]
+        if tg:
+            ax.plot([p[0] for p in tg], [p[1] for p in tg], color=color, marker="o", markersize=3,
+                    label=f"{s.platform} best torusgather")
+        if sm:
+            ax.plot([p[0] for p in sm], [p[1] for p in sm], color=color, linestyle=":",
+                    label=f"{s.platform} best SMPI")
+    size_axis(ax)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("fraction of the bound reached (bound / time)")
+    ax.set_title("How close to what the network allows (simulated)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    fig.savefig(bound_path)
+    plt.close(fig)
+
+
+def scenario_table(s):
+    algs = s.algorithms
+    head = ["s"] + algs + ["bound", "best tg / best SMPI", "auto: × vs smpi-ompi", "auto: % of bound"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for b in s.sizes:
+        cells = [size_name(b) + ("" if all(s.checked.get((a, b), True) for a in algs) else "†")]
+        best_tg, best_sm = s.best(b, False)[0], s.best(b, True)[0]
+        for a in algs:
+            if (a, b) not in s.times:
+                cells.append("–")
+            elif s.times[(a, b)] is None:
+                cells.append("FAILED")
+            else:
+                t = s.times[(a, b)]
+                cells.append(f"**{fmt(t)}**" if t in (best_tg, best_sm) else fmt(t))
+        cells.append(fmt(s.bound[b]))
+        cells.append(f"{best_sm / best_tg:.2f}×" if best_tg and best_sm else "–")
+        auto, ompi = s.times.get(("auto", b)), s.times.get(("smpi-ompi", b))
+        cells.append(f"{ompi / auto:.2f}×" if auto and ompi else "–")
+        cells.append(f"{100 * s.bound[b] / auto:.0f} %" if auto else "–")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def real_table(csv_path):
+    rows = list(csv.DictReader(open(csv_path))) if os.path.exists(csv_path) else []
+    if not rows:
+        return None
+    algs = list(dict.fromkeys(r["algorithm"] for r in rows))
+    ran = {r["algorithm"]: r["ran"] for r in rows}
+    sizes = sorted({int(r["bytes"]) for r in rows})
+    t = {(r["algorithm"], int(r["bytes"])): (float(r["avg_us"]), r["ok"]) for r in rows}
+    head = ["s"] + [a + (f" ({ran[a]})" if ran[a] != a else "") for a in algs] + ["vendor / auto"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for b in sizes:
+        cells = [size_name(b)]
+        for a in algs:
+            v = t.get((a, b))
+            cells.append("–" if v is None else ("FAILED" if v[1] != "ok" else fmt(v[0])))
+        v, a = t.get(("vendor", b)), t.get(("auto", b))
+        cells.append(f"{v[0] / a[0]:.2f}" if v and a and a[0] > 0 else "–")
+        lines.append("| " + " | ".join(cells) + " |")
+    iters = sorted({int(r["iters"]) for r in rows})
+    iters_text = f"{iters[-1]} calls" + (f" ({iters[0]} above 64 KiB)" if len(iters) > 1 else "")
+    return "\n".join(lines), rows[0]["ranks"], iters_text, rows[0]["reps"]
+
+
+def write(results_csv, runs_json, lab_dir, root):
+    latest = load_results(results_csv)
+    scenarios = scenarios_from(latest)
+    runs = json.load(open(runs_json)) if os.path.exists(runs_json) else []
+    last = runs[-1] if runs else {}
+    img_dir = os.path.join(root, "docs", "img")
+    os.makedirs(img_dir, exist_ok=True)
+    out = []
+    w = out.append
+    w("# Performance")
+    w("")
+    w("Generated by `./scripts/lab.sh` (scripts/lab.py, scripts/lab_report.py) from "
+      "`build/lab/results.csv`; do not edit by hand. Simulated numbers are SimGrid SMPI "
+      "times on simulated tori (deterministic); real numbers are wall-clock times on this "
+      "machine. Bold: the fastest torusgather and the fastest SMPI algorithm at that size.")
+    w("")
+    w("## How the numbers are made")
+    w("")
+    params = last.get("parameters", {"bw": "10GBps", "lat": "1us", "sharing": "SPLITDUPLEX", "limiter": None})
+    w(f"- **Simulated platforms** (`scripts/smpi-torus.sh`): SimGrid clusters with `topology=\"TORUS\"`, "
+      f"links of {params['bw']} per direction and {params['lat']} latency, sharing policy "
+      f"{params['sharing']} (full duplex, every port of a node busy at once), "
+      f"{'per-node limiter ' + params['limiter'] if params.get('limiter') else 'no per-node limiter'}, "
+      "dimension-order routing, SMPI's bandwidth and latency correction factors set to 1 and its TCP "
+      "cross-traffic off (a message of m bytes to a neighbour costs exactly lat + m/bw), "
+      "`smpi/simulate-computation:no`. Ranks are mapped so that torus neighbours are SimGrid "
+      "neighbours (`simgrid.neighbour-hop.*` tests: one hop, two at distance 2). A platform name "
+      "with a suffix (`8x8-bw5GBps`) used other parameters.")
+    w("- **Timing** (`tg-bench-smpi`): every simulated rank starts the call at the same simulated "
+      "instant; the time is the latest rank's completion (one call: simulated time is deterministic). "
+      "`auto` repeats the row of the algorithm it runs (the same schedule).")
+    w("- **Checked**: results are compared byte for byte on every rank while P²·s ≤ 1 GiB; sizes "
+      "marked † were not checked: their receive buffers are `SMPI_SHARED_MALLOC` (shared by all "
+      "simulated ranks), and torusgather's block sets travel as one contiguous message of the same "
+      "size instead of a derived datatype (SMPI packs derived types into full-size buffers: 200 GiB "
+      "for dim-rings at 1 MiB on 8×8×8). SMPI models both as one flow of the same bytes on the same "
+      "route.")
+    w("- **Bound**: max((P−1)·s/(2d·B), ⌈log₂d₊₁ P⌉·α): each rank receives (P−1)·s bytes over its "
+      "2d links, and a start-up reaches at most 2d+1 times as many ranks.")
+    w("- **SMPI's allgathers** (`smpi-NAME` = `--cfg=smpi/allgather:NAME`): `ompi` and `mpich` are "
+      "SimGrid's re-implementations of Open MPI's and MPICH's selection logic; `ring`, `rdb` "
+      "(recursive doubling), `bruck`, `pair`, `2dmesh`, `3dmesh` single algorithms. `smpi-bruck` "
+      "keeps a P·s buffer per rank and is not run where P²·s > 8 GiB; `smpi-pair` "
+      "needs a power-of-two rank count and is not run on 7×7×7.")
+    w("")
+    if scenarios:
+        w("## Summary (simulated)")
+        w("")
+        w("| platform | ranks | s | auto | best torusgather | best SMPI | auto × vs smpi-ompi | best tg / best SMPI | auto % of bound |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        for s in scenarios:
+            # The smallest and largest size and a few between (the default and quick grids).
+            picks = {s.sizes[0], s.sizes[-1]} | {x for x in (1024, 2048, 32768, 65536, 1 << 19, 1 << 20)
+                                                 if x in s.sizes}
+            for b in sorted(picks):
+                tg, tga = s.best(b, False)
+                sm, sma = s.best(b, True)
+                auto, ompi = s.times.get(("auto", b)), s.times.get(("smpi-ompi", b))
+                w(f"| {s.platform} | {s.ranks} | {size_name(b)} | {fmt(auto)} | "
+                  f"{fmt(tg)} ({tga}) | {fmt(sm)} ({sma}) | "
+                  f"{f'{ompi / auto:.2f}×' if auto and ompi else '–'} | "
+                  f"{f'{sm / tg:.2f}×' if tg and sm else '–'} | "
+                  f"{f'{100 * s.bound[b] / auto:.0f} %' if auto else '–'} |")
+        w("")
+        plot_summary(scenarios, os.path.join(img_dir, "perf-speedup.png"), os.path.join(img_dir, "perf-bound.png"))
+        w("![speedup over smpi-ompi: auto (solid) and the best torusgather algorithm (dotted)](img/perf-speedup.png)")
+        w("")
+        w("![fraction of the bound](img/perf-bound.png)")
+        w("")
+        w("## Scenarios (simulated; times in µs)")
+        for s in scenarios:
+            w("")
+            w(f"### {s.platform} ({s.ranks} ranks)")
+            w("")
+            png = f"perf-{s.platform}.png"
+            plot_scenario(s, os.path.join(img_dir, png))
+            w(f"![{s.platform}](img/{png})")
+            w("")
+            w(scenario_table(s))
+    real = [r for r in last.get("real", []) if os.path.exists(r["csv"])]
+    if real:
+        w("")
+        w("## Real MPI on this machine (wall clock)")
+        for r in real:
+            table = real_table(r["csv"])
+            if not table:
+                continue
+            text, ranks, iters, reps = table
+            w("")
+            w(f"`{r['command'].replace(root + '/', '')}` ({ranks} ranks on {os.cpu_count()} cores, "
+              f"vendor = {last.get('versions', {}).get('Open MPI (libopenmpi-dev)', '?')} Open MPI; per rank "
+              f"the mean of {iters}, median of {reps} alternating repetitions, then the average over "
+              "ranks, µs; the machine is shared and noisy):")
+            w("")
+            w(text)
+    if last:
+        w("")
+        w("## Runs and versions")
+        w("")
+        w(f"Last run: `./scripts/lab.sh {' '.join(last.get('argv', []))}` on {last.get('when', '?')}: "
+          f"simulations {last.get('simulated_seconds', 0) / 60:.1f} min, everything "
+          f"{last.get('total_seconds', 0) / 60:.1f} min.")
+        failed = [j for j in last.get("jobs", []) if j["status"] != "ok"]
+        skipped = [j for j in last.get("jobs", []) if j.get("skipped")]
+        for j in failed:
+            w(f"- {j['platform']} {j['kind']}: {j['status']}")
+        for j in skipped:
+            w(f"- {j['platform']} {j['kind']}: not run at {', '.join(size_name(b) for b in j['skipped'])} (memory)")
+        jobs = sorted(last.get("jobs", []), key=lambda j: (j["platform"], j["kind"]))
+        if jobs:
+            w("")
+            w("<details><summary>Every simulation of the last run: command, wall time</summary>")
+            w("")
+            for j in jobs:
+                w(f"- {j['platform']} {j['kind']} ({j['seconds']:.0f} s): `{j['command']}`")
+            w("")
+            w("</details>")
+        w("")
+        w("Earlier runs (newest last): " + "; ".join(
+            f"`lab.sh {' '.join(r.get('argv', []))}` {r.get('simulated_seconds', 0) / 60:.1f} min" for r in runs[-6:]))
+        w("")
+        w("| component | version |")
+        w("|---|---|")
+        for k, v in last.get("versions", {}).items():
+            w(f"| {k} | {v} |")
+    path = os.path.join(root, "docs", "performance.md")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    print(f"lab: wrote {os.path.relpath(path, root)} and its plots in docs/img/")
