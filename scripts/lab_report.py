@@ -244,7 +244,8 @@ def write(results_csv, runs_json, lab_dir, root):
       "for dim-rings at 1 MiB on 8×8×8). SMPI models both as one flow of the same bytes on the same "
       "route.")
     w("- **Bound**: max((P−1)·s/(2d·B), ⌈log₂d₊₁ P⌉·α): each rank receives (P−1)·s bytes over its "
-      "2d links, and a start-up reaches at most 2d+1 times as many ranks.")
+      "2d links, and a start-up reaches at most 2d+1 times as many ranks. It ignores a per-node "
+      "limiter (platforms named `…-limiter…`), which lowers what the network allows.")
     w("- **SMPI's allgathers** (`smpi-NAME` = `--cfg=smpi/allgather:NAME`): `ompi` and `mpich` are "
       "SimGrid's re-implementations of Open MPI's and MPICH's selection logic; `ring`, `rdb` "
       "(recursive doubling), `bruck`, `pair`, `2dmesh`, `3dmesh` single algorithms. `smpi-bruck` "
