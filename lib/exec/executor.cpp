@@ -78,7 +78,7 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
   std::vector<MPI_Request> requests;
 
   // Posts one transfer as one message: `post(ptr, count, type)`.
-  auto post_each = [&](const Transfer& x, auto&& post) -> int {
+  auto post_transfer = [&](const Transfer& x, auto&& post) -> int {
     const auto range = x.piece.elements(recvcount);
     const long long lo = range.first, hi = range.second;
     if (hi <= lo) return MPI_SUCCESS;
@@ -107,7 +107,7 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
       if (err != MPI_SUCCESS) break;
       const int from = static_cast<int>(t.neighbor(self, x.port));
       const int tag = tag_of(opposite(x.port), x.piece.colour);
-      err = post_each(x, [&](char* ptr, int count, MPI_Datatype type) {
+      err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
         requests.push_back(MPI_REQUEST_NULL);
         return MPI_Irecv(ptr, count, type, from, tag, comm, &requests.back());
       });
@@ -116,7 +116,7 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
       if (err != MPI_SUCCESS) break;
       const int to = static_cast<int>(t.neighbor(self, x.port));
       const int tag = tag_of(x.port, x.piece.colour);
-      err = post_each(x, [&](char* ptr, int count, MPI_Datatype type) {
+      err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
         requests.push_back(MPI_REQUEST_NULL);
         return MPI_Isend(ptr, count, type, to, tag, comm, &requests.back());
       });
