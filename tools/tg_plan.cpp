@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "schedule/circulant.hpp"
 #include "schedule/cycles.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
@@ -21,11 +23,13 @@ namespace {
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: tg-plan --dims NxM[xK...] --algorithm NAME [--json] [--method auto|step-through|structural]\n"
+               "       tg-plan --ranks N --algorithm NAME ...   (the same as --dims N)\n"
+               "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --list\n"
                "       tg-plan --table2 [--json]   (seed 000's Table 2 from the constructed schedules)\n"
                "Builds the schedule, runs it on all P virtual ranks (step-through up to %lld ranks,\n"
-               "structural proof beyond) and reports rounds, link loads and volume.\n"
+               "structural proof beyond) and reports rounds, link loads, route lengths and volume.\n"
                "Exit status 0 only if the schedule is complete and meets its claims.\n"
                "Algorithms: %s\n",
                kStepThroughLimit, algorithm_names().c_str());
@@ -227,6 +231,7 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
 
 int main(int argc, char** argv) {
   std::string dims_text, algorithm, method = "auto", svg;
+  int packets = 0;
   bool json = false, table = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -238,6 +243,8 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--dims") dims_text = value();
+    else if (a == "--ranks") dims_text = value();  // a 1D shape: the rank count
+    else if (a == "--packets") packets = std::atoi(value().c_str());
     else if (a == "--algorithm") algorithm = value();
     else if (a == "--method") method = value();
     else if (a == "--json") json = true;
@@ -273,7 +280,17 @@ int main(int argc, char** argv) {
     const Torus torus(parse_dims(dims_text));
     const auto start = std::chrono::steady_clock::now();
     std::string why;
-    const auto schedule = try_build(*info, torus, &why);
+    std::unique_ptr<Schedule> schedule;
+    if (packets > 0) {
+      if (std::string(info->name) != "circulant") {
+        std::fprintf(stderr, "tg-plan: --packets is for --algorithm circulant (p-gossip)\n");
+        return 2;
+      }
+      if (why = CirculantSchedule::not_applicable(torus); why.empty())
+        schedule = std::make_unique<CirculantSchedule>(torus, packets);
+    } else {
+      schedule = try_build(*info, torus, &why);
+    }
     const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!schedule) {
       if (json)
@@ -298,10 +315,12 @@ int main(int argc, char** argv) {
       std::printf(", \"ranks\": %lld, \"applicable\": true, \"method\": \"%s\", \"rounds\": %lld, "
                   "\"rounds_claimed\": %lld, \"complete\": %s, \"colours\": %d, "
                   "\"max_link_messages_per_round\": %d, \"max_link_blocks_per_round\": %g, "
-                  "\"volume_per_rank_blocks\": %g, \"build_seconds\": %.3f, \"seconds\": %.3f, \"errors\": [",
+                  "\"volume_per_rank_blocks\": %g, \"hops_max\": %d, \"hops_sum\": %lld, \"hops_sum_claimed\": %lld, "
+                  "\"build_seconds\": %.3f, \"seconds\": %.3f, \"errors\": [",
                   static_cast<long long>(torus.size()), rep.method.c_str(), rep.rounds, schedule->rounds(),
                   rep.complete ? "true" : "false", schedule->colours(), rep.max_link_messages_per_round,
-                  rep.max_link_blocks_per_round, rep.volume_per_rank_blocks, build_seconds, seconds);
+                  rep.max_link_blocks_per_round, rep.volume_per_rank_blocks, rep.hops_max, rep.hops_sum,
+                  schedule->claimed_hops_sum(), build_seconds, seconds);
       for (std::size_t k = 0; k < rep.errors.size(); ++k)
         std::printf("%s\"%s\"", k ? ", " : "", json_escape(rep.errors[k]).c_str());
       std::printf("]}\n");
@@ -315,6 +334,9 @@ int main(int argc, char** argv) {
       std::printf("parts/block    %d\n", schedule->colours());
       std::printf("link load      at most %d message(s), %g block(s) per directed link per round\n",
                   rep.max_link_messages_per_round, rep.max_link_blocks_per_round);
+      std::printf("routes         longest %d hop(s); the rounds' longest sum to %lld", rep.hops_max, rep.hops_sum);
+      if (schedule->claimed_hops_sum() >= 0) std::printf(" (construction claims %lld)", schedule->claimed_hops_sum());
+      std::printf("\n");
       std::printf("volume         %g blocks sent per rank (lower bound P-1 = %lld)\n", rep.volume_per_rank_blocks,
                   static_cast<long long>(torus.size() - 1));
       std::printf("time           %.3f s (of which building the schedule %.3f s)\n", seconds, build_seconds);

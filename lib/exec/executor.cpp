@@ -54,8 +54,11 @@ class BlockSetTypes {
 };
 
 /// Tags tell apart the messages between one pair of ranks in one round: the
-/// sender's port (two ports lead to the same rank on a side of 2) and the colour.
-int tag_of(Port sender_port, int colour) { return (sender_port << 4) | colour; }
+/// sender's port (two ports lead to the same rank on a side of 2) and the
+/// colour; routed calls (sender's first port) get tags of their own.
+int tag_of(const Transfer& x, Port sender_port) {
+  return (x.routed() ? 1 << 10 : 0) | (sender_port << 4) | x.piece.colour;
+}
 
 #ifdef TORUSGATHER_SMPI
 /// See TG_Smpi_traffic_only: per simulated rank (SMPI privatises globals).
@@ -77,6 +80,43 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
   RoundOps ops;
   std::vector<MPI_Request> requests;
 
+  // Posts the elements [lo, lo + elements) of every block in `ranges` as one
+  // message: contiguous when they are (whole blocks of one range), else an
+  // hindexed type, freed at once (MPI lets pending operations finish).
+  auto post_ranges = [&](const BlockRanges& ranges, long long lo, int elements, auto&& post) -> int {
+    const bool whole = lo == 0 && elements == recvcount;
+    long long total = 0;
+    for (const auto& range : ranges) total += range.second - range.first;
+#ifdef TORUSGATHER_SMPI
+    if (traffic_only && total * elements <= INT_MAX)  // as for block sets, below
+      return post(base, static_cast<int>(total * elements), recvtype);
+#endif
+    if (ranges.size() == 1 && (whole || total == 1) && total * elements <= INT_MAX)
+      return post(base + (static_cast<MPI_Aint>(ranges[0].first) * recvcount + lo) * extent,
+                  static_cast<int>(total * elements), recvtype);
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> displacements;
+    for (const auto& range : ranges) {
+      if (whole) {
+        if ((range.second - range.first) * elements > INT_MAX) return MPI_ERR_COUNT;
+        lengths.push_back(static_cast<int>((range.second - range.first) * elements));
+        displacements.push_back(static_cast<MPI_Aint>(range.first) * recvcount * extent);
+        continue;
+      }
+      for (Rank b = range.first; b < range.second; ++b) {
+        lengths.push_back(elements);
+        displacements.push_back((static_cast<MPI_Aint>(b) * recvcount + lo) * extent);
+      }
+    }
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int e = MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), recvtype,
+                                     &type);
+    if (e == MPI_SUCCESS) e = MPI_Type_commit(&type);
+    if (e == MPI_SUCCESS) e = post(base, 1, type);
+    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+    return e;
+  };
+
   // Posts one transfer as one message: `post(ptr, count, type)`.
   auto post_transfer = [&](const Transfer& x, auto&& post) -> int {
     const auto range = x.piece.elements(recvcount);
@@ -84,6 +124,7 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
     if (hi <= lo) return MPI_SUCCESS;
     auto at = [&](Rank block) { return base + (static_cast<MPI_Aint>(block) * recvcount + lo) * extent; };
     const int elements = static_cast<int>(hi - lo);
+    if (x.ranges) return post_ranges(*x.ranges, lo, elements, post);
     if (x.blocks.free_axes == 0) return post(at(x.blocks.origin), elements, recvtype);
 #ifdef TORUSGATHER_SMPI
     long long blocks = 1;
@@ -105,8 +146,8 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
     requests.clear();
     for (const Transfer& x : ops.recvs) {
       if (err != MPI_SUCCESS) break;
-      const int from = static_cast<int>(t.neighbor(self, x.port));
-      const int tag = tag_of(opposite(x.port), x.piece.colour);
+      const int from = static_cast<int>(x.routed() ? x.peer : t.neighbor(self, x.port));
+      const int tag = tag_of(x, x.routed() ? x.port : opposite(x.port));
       err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
         requests.push_back(MPI_REQUEST_NULL);
         return MPI_Irecv(ptr, count, type, from, tag, comm, &requests.back());
@@ -114,8 +155,8 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
     }
     for (const Transfer& x : ops.sends) {
       if (err != MPI_SUCCESS) break;
-      const int to = static_cast<int>(t.neighbor(self, x.port));
-      const int tag = tag_of(x.port, x.piece.colour);
+      const int to = static_cast<int>(x.routed() ? x.peer : t.neighbor(self, x.port));
+      const int tag = tag_of(x, x.port);
       err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
         requests.push_back(MPI_REQUEST_NULL);
         return MPI_Isend(ptr, count, type, to, tag, comm, &requests.back());

@@ -2,8 +2,10 @@
 
 #include <stdexcept>
 
+#include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
+#include "schedule/lee_code.hpp"
 #include "schedule/partial_cycles.hpp"
 
 namespace torusgather {
@@ -22,6 +24,14 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "bidirectional rings along each dimension in turn, d colours (Juurlink, Rao & Sibeyn, approach 1)",
        [](const Torus&) { return std::string(); },
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<DimRingsSchedule>(t); }},
+      {"lee-code",
+       "concentrate on a perfect Lee code, gossip among code nodes on arc-disjoint dipaths, broadcast (Delmas & Perennes §5)",
+       &LeeCodeSchedule::not_applicable,
+       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<LeeCodeSchedule>(t); }},
+      {"circulant",
+       "superposed broadcast trees on the optimal circulant G(P; s, s+1), D* rounds (Monakhova & Monakhov §5)",
+       &CirculantSchedule::not_applicable,
+       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<CirculantSchedule>(t); }},
   };
   return table;
 }

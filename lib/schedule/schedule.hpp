@@ -55,11 +55,29 @@ struct BlockSet {
   }
 };
 
-/// One message of a round, seen from one rank: sent out of, or received on, `port`.
+/// Blocks [first, second) of the receive buffer, as a sorted list of
+/// disjoint, non-adjacent ranges: the block sets of routed schedules, which
+/// are not sub-boxes of the torus.
+using BlockRanges = std::vector<std::pair<Rank, Rank>>;
+
+/// One message of a round, seen from one rank.
+///
+/// A neighbour call (peer < 0) goes out of, or comes in on, `port` and
+/// carries `blocks`. A routed call (peer >= 0: the circuit-switched calls of
+/// seeds 002 and 004) goes to or comes from rank `peer` along `route`, the
+/// ports taken hop by hop from the sender, and carries `ranges`; `port` is
+/// then the sender's first port on both sides (it tells apart calls between
+/// the same two ranks in one round). The route and ranges belong to the
+/// schedule, which outlives its programs.
 struct Transfer {
   Port port = 0;
   BlockSet blocks;
   Piece piece;
+  Rank peer = -1;
+  const std::vector<Port>* route = nullptr;
+  const BlockRanges* ranges = nullptr;
+
+  bool routed() const { return peer >= 0; }
 };
 
 /// What one rank does in one round.
@@ -113,6 +131,15 @@ class Schedule {
   virtual std::string construction() const { return {}; }
   /// O(P*d) proof from the structure, for P too large to step through.
   virtual StructuralProof prove() const { return {}; }
+
+  /// The network the schedule's ports and routes refer to: the torus by
+  /// default; a circulant or chordal ring on the same ranks overrides both.
+  virtual int link_ports() const { return torus_.ports(); }
+  virtual Rank link_target(Rank r, Port p) const { return torus_.neighbor(r, p); }
+  /// The sum over rounds of each round's longest route, in hops: the
+  /// coefficient of the per-hop delay in a circuit-switched cost formula
+  /// (seed 004: 4α + 12δ + ...). Negative: no claim.
+  virtual long long claimed_hops_sum() const { return -1; }
 
  private:
   Torus torus_;

@@ -32,23 +32,51 @@ void for_each_block(const Torus& t, const BlockSet& b, F&& f) {
   }
 }
 
-long long block_count(const Torus& t, const BlockSet& b) {
+/// Calls f(rank) for every block a transfer carries.
+template <class F>
+void for_each_block(const Torus& t, const Transfer& x, F&& f) {
+  if (!x.ranges) return for_each_block(t, x.blocks, f);
+  for (const auto& range : *x.ranges)
+    for (Rank b = range.first; b < range.second; ++b) f(b);
+}
+
+bool same_blocks(const Transfer& a, const Transfer& b) {
+  if (a.ranges || b.ranges) return a.ranges && b.ranges && *a.ranges == *b.ranges;
+  return a.blocks == b.blocks;
+}
+
+long long block_count(const Torus& t, const Transfer& x) {
+  if (x.ranges) {
+    long long n = 0;
+    for (const auto& range : *x.ranges) n += range.second - range.first;
+    return n;
+  }
   long long n = 1;
   for (int a = 0; a < t.ndims(); ++a)
-    if (b.free_axes & (1u << a)) n *= t.dim(a);
+    if (x.blocks.free_axes & (1u << a)) n *= t.dim(a);
   return n;
 }
 
 std::string describe(Rank r, const Transfer& x) {
-  return "rank " + std::to_string(r) + " port " + std::to_string(x.port) + " blocks {" +
-         std::to_string(x.blocks.origin) + "/" + std::to_string(x.blocks.free_axes) + "} part " +
-         std::to_string(x.piece.colour) + "." + std::to_string(x.piece.half);
+  std::string blocks;
+  if (x.ranges) {
+    for (const auto& range : *x.ranges)
+      blocks += (blocks.empty() ? "" : ",") + std::to_string(range.first) + ".." + std::to_string(range.second - 1);
+  } else {
+    blocks = std::to_string(x.blocks.origin) + "/" + std::to_string(x.blocks.free_axes);
+  }
+  return "rank " + std::to_string(r) + (x.routed() ? " peer " + std::to_string(x.peer) : "") + " port " +
+         std::to_string(x.port) + " blocks {" + blocks + "} part " + std::to_string(x.piece.colour) + "." +
+         std::to_string(x.piece.half);
 }
 
 void check_claims(const Schedule& s, SimulationReport& rep) {
   if (rep.rounds != s.rounds())
     add_error(rep, "rounds " + std::to_string(rep.rounds) + " differ from the construction's " +
                        std::to_string(s.rounds()));
+  if (s.claimed_hops_sum() >= 0 && rep.hops_sum != s.claimed_hops_sum())
+    add_error(rep, "the rounds' longest routes sum to " + std::to_string(rep.hops_sum) + " hops, not the claimed " +
+                       std::to_string(s.claimed_hops_sum()));
   if (rep.max_link_messages_per_round != s.claimed_max_link_messages_per_round())
     add_error(rep, "link load " + std::to_string(rep.max_link_messages_per_round) +
                        " messages per round differs from the claimed " +
@@ -78,12 +106,13 @@ SimulationReport step_through(const Schedule& s) {
   for (Rank r = 0; r < P; ++r) programs.push_back(s.program(r));
 
   std::vector<RoundOps> ops(static_cast<std::size_t>(P));
-  std::vector<std::uint16_t> link_messages(static_cast<std::size_t>(P * t.ports()));
-  std::vector<double> link_blocks(static_cast<std::size_t>(P * t.ports()));
+  const int ports = s.link_ports();
+  std::vector<std::uint16_t> link_messages(static_cast<std::size_t>(P * ports));
+  std::vector<double> link_blocks(static_cast<std::size_t>(P * ports));
   std::vector<double> sent_blocks(static_cast<std::size_t>(P), 0.0);
   struct Delivery {
     Rank to;
-    BlockSet blocks;
+    const Transfer* what;
     std::uint32_t units;
   };
   std::vector<Delivery> deliveries;
@@ -97,40 +126,59 @@ SimulationReport step_through(const Schedule& s) {
     std::vector<std::vector<bool>> matched(static_cast<std::size_t>(P));
     for (Rank r = 0; r < P; ++r) matched[static_cast<std::size_t>(r)].assign(ops[static_cast<std::size_t>(r)].recvs.size(), false);
 
+    int round_hops = 0;
     for (Rank r = 0; r < P; ++r) {
       for (const Transfer& snd : ops[static_cast<std::size_t>(r)].sends) {
-        const Rank to = t.neighbor(r, snd.port);
-        const Port in = opposite(snd.port);
+        // Where the call ends, and which receive there it must meet: a
+        // neighbour call arrives on the opposite port; a routed call is
+        // received from this sender with the sender's first port.
+        const std::uint32_t units = snd.piece.unit_mask();
+        const double blocks = static_cast<double>(block_count(t, snd)) * __builtin_popcount(units) / (2.0 * colours);
+        const Rank to = snd.routed() ? snd.peer : s.link_target(r, snd.port);
+        const std::size_t hops = snd.routed() ? (snd.route ? snd.route->size() : 0) : 1;
+        if (snd.routed()) {
+          Rank at = r;
+          if (!snd.route || snd.route->empty() || snd.route->front() != snd.port)
+            add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " has no route starting on its port");
+          for (Port p : snd.route ? *snd.route : std::vector<Port>{}) {
+            const std::size_t link = static_cast<std::size_t>(at * ports + p);
+            ++link_messages[link];
+            link_blocks[link] += blocks;
+            at = s.link_target(at, p);
+          }
+          if (at != to)
+            add_error(rep, "round " + std::to_string(round) + ": the route of " + describe(r, snd) + " ends at rank " +
+                               std::to_string(at));
+        } else {
+          ++link_messages[static_cast<std::size_t>(r * ports + snd.port)];
+          link_blocks[static_cast<std::size_t>(r * ports + snd.port)] += blocks;
+        }
+        round_hops = std::max(round_hops, static_cast<int>(hops));
         auto& rv = ops[static_cast<std::size_t>(to)].recvs;
         bool found = false;
         for (std::size_t k = 0; k < rv.size(); ++k) {
           // The MPI executor matches on (source, port, colour): so must we.
-          if (rv[k].port != in || rv[k].piece.colour != snd.piece.colour) continue;
+          if (rv[k].routed() != snd.routed() || rv[k].piece.colour != snd.piece.colour) continue;
+          if (snd.routed() ? (rv[k].peer != r || rv[k].port != snd.port) : rv[k].port != opposite(snd.port)) continue;
           if (matched[static_cast<std::size_t>(to)][k]) {
             add_error(rep, "round " + std::to_string(round) + ": two sends match one receive at " + describe(to, rv[k]));
             continue;
           }
           matched[static_cast<std::size_t>(to)][k] = true;
           found = true;
-          if (!(rv[k].blocks == snd.blocks) || !(rv[k].piece == snd.piece))
+          if (!same_blocks(rv[k], snd) || !(rv[k].piece == snd.piece))
             add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " sent, but " +
                                describe(to, rv[k]) + " expected");
           break;
         }
         if (!found) add_error(rep, "round " + std::to_string(round) + ": no receive for " + describe(r, snd));
-        const std::uint32_t units = snd.piece.unit_mask();
-        for_each_block(t, snd.blocks, [&](Rank b) {
+        for_each_block(t, snd, [&](Rank b) {
           if ((held[static_cast<std::size_t>(r * P + b)] & units) != units)
             add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " sends block " +
                                std::to_string(b) + " it does not hold");
         });
-        const double blocks = static_cast<double>(block_count(t, snd.blocks)) *
-                              __builtin_popcount(units) / (2.0 * colours);
-        const std::size_t link = static_cast<std::size_t>(r * t.ports() + snd.port);
-        ++link_messages[link];
-        link_blocks[link] += blocks;
         sent_blocks[static_cast<std::size_t>(r)] += blocks;
-        deliveries.push_back({to, snd.blocks, units});
+        deliveries.push_back({to, &snd, units});
       }
     }
     for (Rank r = 0; r < P; ++r)
@@ -141,7 +189,7 @@ SimulationReport step_through(const Schedule& s) {
     // Receives land after all sends of the round: nothing is forwarded in the
     // round it arrives.
     for (const Delivery& d : deliveries) {
-      for_each_block(t, d.blocks, [&](Rank b) {
+      for_each_block(t, *d.what, [&](Rank b) {
         std::uint32_t& h = held[static_cast<std::size_t>(d.to * P + b)];
         if (h & d.units)
           add_error(rep, "round " + std::to_string(round) + ": rank " + std::to_string(d.to) +
@@ -156,6 +204,8 @@ SimulationReport step_through(const Schedule& s) {
     // Rounds are counted up to the last one that moves data, so a schedule
     // that claims more rounds than it needs is caught by check_claims.
     if (!deliveries.empty()) rep.rounds = round;
+    rep.hops_max = std::max(rep.hops_max, round_hops);
+    rep.hops_sum += round_hops;
   }
   for (Rank r = 0; r < P; ++r)
     for (Rank b = 0; b < P; ++b)
@@ -180,6 +230,9 @@ SimulationReport prove_structure(const Schedule& s) {
   rep.max_link_messages_per_round = proof.max_link_messages_per_round;
   rep.max_link_blocks_per_round = proof.max_link_blocks_per_round;
   rep.volume_per_rank_blocks = proof.volume_per_rank_blocks;
+  // Structural proofs are of neighbour-only schedules: one hop per round.
+  rep.hops_max = 1;
+  rep.hops_sum = proof.rounds;
   if (!proof.complete) {
     add_error(rep, proof.detail);
     return rep;

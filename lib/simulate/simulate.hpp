@@ -15,13 +15,18 @@ struct SimulationReport {
   int max_link_messages_per_round = 0;
   double max_link_blocks_per_round = 0;  ///< most data on one directed link in a round, in blocks
   double volume_per_rank_blocks = 0;     ///< most data a rank sends, in blocks (units of s)
+  int hops_max = 0;        ///< the longest route of any call (1 for neighbour-only schedules)
+  long long hops_sum = 0;  ///< sum over rounds of the round's longest route (the δ coefficient)
   std::vector<std::string> errors;       ///< first problems found (capped)
 };
 
 /// Steps through every round on every rank. Checks that each send is matched
 /// by exactly one receive of the same blocks and piece on the opposite port of
-/// the neighbour, that the sender holds what it sends, that nothing arrives
-/// twice, and that at the end every rank holds everything. Memory O(P^2 / 8).
+/// the neighbour (routed calls: at the end of the route, from that sender),
+/// that the sender holds what it sends, that nothing arrives twice, and that
+/// at the end every rank holds everything. Link loads count every arc of a
+/// route, so a claimed load of 1 message is a check that the calls of every
+/// round are arc-disjoint. Memory O(P^2 / 8).
 SimulationReport step_through(const Schedule& schedule);
 
 /// The structural proof of the schedule (O(P*d)); method "structural".

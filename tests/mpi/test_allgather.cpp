@@ -130,7 +130,8 @@ std::string shape_name(const std::vector<int>& dims) {
 }
 
 void run_cases(MPI_Comm comm, const std::string& where, std::vector<TypeCase>& cases) {
-  for (const char* algorithm : {"auto", "hamiltonian", "partial-cycles", "dim-rings", "vendor"}) {
+  for (const char* algorithm :
+       {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "circulant", "vendor"}) {
     for (const auto& tc : cases) {
       check(same_as_vendor(algorithm, tc, comm, false), where + " " + algorithm + " " + tc.name);
       if (!g_quick || tc.name == "int x1001")
@@ -172,6 +173,18 @@ int main(int argc, char** argv) {
     const std::string pc = chosen;
     check(fits41 ? pc == "partial-cycles" : (pc == "partial-cycles" || pc == "dim-rings"),
           "forced partial-cycles on " + shape_name(dims) + " ran " + pc);
+    // The perfect Lee codes need d <= 3 sides > 1, each a multiple of 2d+1
+    // (seed 004); the circulant takes any rank count above 4 (seed 002).
+    int active = 0;
+    bool lee = true;
+    for (int n : dims) active += n > 1;
+    for (int n : dims) lee = lee && (n == 1 || n % (2 * active + 1) == 0);
+    TG_Algorithm_chosen("lee-code", comm, chosen, sizeof chosen);
+    check(std::string(chosen) == (lee && active >= 1 ? "lee-code" : "dim-rings"),
+          "forced lee-code on " + shape_name(dims) + " ran " + chosen);
+    TG_Algorithm_chosen("circulant", comm, chosen, sizeof chosen);
+    check(std::string(chosen) == (g_size > 4 ? "circulant" : "dim-rings"),
+          "forced circulant on " + shape_name(dims) + " ran " + chosen);
     run_cases(comm, "dims " + shape_name(dims), cases);
     MPI_Comm_free(&comm);
   }

@@ -1,0 +1,47 @@
+// Gossip on the optimal circulant G(N; s, s+1) (Monakhova & Monakhov,
+// seed 002 §5): every rank broadcasts along the same minimum spanning tree,
+// translated; the gossip is their superposition.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schedule/explicit.hpp"
+
+namespace torusgather {
+
+class CirculantSchedule final : public ExplicitSchedule {
+ public:
+  /// On ranks 0..N-1 of any shape (the circulant ignores the torus). With
+  /// packets > 0 a link carries at most that many blocks per round
+  /// (p-gossip, §5.2); 0: no limit (the D-packet model of Proposition 8).
+  explicit CirculantSchedule(const Torus& torus, int packets = 0);
+  static std::string not_applicable(const Torus& torus);
+  static constexpr long long kMaxRanks = 16384;
+
+  /// The diameter D* = ceil((sqrt(2N-1) - 1)/2) (§2) and the chord s of
+  /// the optimal G(N; s, s+1) (§5.1, intervals (4) and (5)).
+  static long long diameter(long long n);
+  static long long chord(long long n);
+  /// Proposition 9's rounds for N = 2D^2 + 2D + 1 and p packets.
+  static long long prop9_rounds(long long d, long long p);
+
+  const char* name() const override { return "circulant"; }
+  long long rounds() const override { return rounds_; }
+  int claimed_max_link_messages_per_round() const override { return 1; }
+  long long claimed_hops_sum() const override { return rounds_; }
+  std::string construction() const override { return construction_; }
+  int link_ports() const override { return 4; }
+  /// Ports 0/1: -s/+s, 2/3: -(s+1)/+(s+1) (so opposite(p) == p ^ 1).
+  Rank link_target(Rank r, Port p) const override;
+  /// The most blocks the tree puts on one link in one round (p = 0), or p.
+  long long link_blocks() const { return link_blocks_; }
+
+ private:
+  long long n_, s_;
+  long long rounds_ = 0;
+  long long link_blocks_ = 0;
+  std::string construction_;
+};
+
+}  // namespace torusgather

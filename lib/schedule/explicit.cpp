@@ -1,0 +1,127 @@
+#include "schedule/explicit.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace torusgather {
+
+class ExplicitProgram final : public RankProgram {
+ public:
+  ExplicitProgram(const ExplicitSchedule& s, Rank self) : s_(s), refs_(s.by_rank_[static_cast<std::size_t>(self)]) {}
+
+  void next_round(RoundOps& ops) override {
+    ops.clear();
+    ++round_;
+    for (; next_ < refs_.size() && refs_[next_].round + 1 == round_; ++next_) {
+      const auto& ref = refs_[next_];
+      const Call& c = s_.calls_[ref.round][ref.index];
+      Transfer x;
+      x.port = c.route.front();
+      x.peer = ref.send ? c.to : c.from;
+      x.route = &c.route;
+      x.ranges = &c.ranges;
+      (ref.send ? ops.sends : ops.recvs).push_back(x);
+    }
+  }
+
+ private:
+  const ExplicitSchedule& s_;
+  const std::vector<ExplicitSchedule::Ref>& refs_;
+  std::size_t next_ = 0;
+  std::uint32_t round_ = 0;
+};
+
+std::unique_ptr<RankProgram> ExplicitSchedule::program(Rank r) const {
+  return std::make_unique<ExplicitProgram>(*this, r);
+}
+
+void ExplicitSchedule::set_calls(std::vector<std::vector<Call>> calls) {
+  calls_ = std::move(calls);
+  by_rank_.assign(static_cast<std::size_t>(torus().size()), {});
+  for (std::size_t r = 0; r < calls_.size(); ++r)
+    for (std::size_t k = 0; k < calls_[r].size(); ++k) {
+      const Call& c = calls_[r][k];
+      by_rank_[static_cast<std::size_t>(c.from)].push_back({static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(k), true});
+      by_rank_[static_cast<std::size_t>(c.to)].push_back({static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(k), false});
+    }
+}
+
+GossipBuilder::GossipBuilder(Rank ranks, Hop hop)
+    : P_(ranks), words_(static_cast<std::size_t>((ranks + 63) / 64)), hop_(std::move(hop)) {
+  held_.assign(static_cast<std::size_t>(P_) * words_, 0);
+  incoming_.assign(held_.size(), 0);
+  for (Rank r = 0; r < P_; ++r) held_[static_cast<std::size_t>(r) * words_ + static_cast<std::size_t>(r / 64)] |= 1ull << (r % 64);
+}
+
+Rank GossipBuilder::target(Rank from, const std::vector<Port>& route) const {
+  Rank at = from;
+  for (Port p : route) at = hop_(at, p);
+  return at;
+}
+
+void GossipBuilder::land() {
+  for (std::size_t i = 0; i < held_.size(); ++i) held_[i] |= incoming_[i];
+  std::fill(incoming_.begin(), incoming_.end(), 0);
+}
+
+void GossipBuilder::next_round() {
+  land();
+  calls_.emplace_back();
+}
+
+void GossipBuilder::call(Rank from, std::vector<Port> route) {
+  if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
+  const Rank to = target(from, route);
+  if (to == from) throw std::logic_error("GossipBuilder: a route from rank " + std::to_string(from) + " returns to it");
+  const std::uint64_t* have = &held_[static_cast<std::size_t>(from) * words_];
+  const std::uint64_t* got = &held_[static_cast<std::size_t>(to) * words_];
+  std::uint64_t* coming = &incoming_[static_cast<std::size_t>(to) * words_];
+  Call c{from, to, std::move(route), {}};
+  for (std::size_t w = 0; w < words_; ++w) {
+    std::uint64_t bits = have[w] & ~got[w] & ~coming[w];
+    coming[w] |= bits;
+    while (bits) {
+      const int b = __builtin_ctzll(bits);
+      bits &= bits - 1;
+      const Rank block = static_cast<Rank>(w * 64 + static_cast<std::size_t>(b));
+      if (!c.ranges.empty() && c.ranges.back().second == block)
+        ++c.ranges.back().second;
+      else
+        c.ranges.emplace_back(block, block + 1);
+    }
+  }
+  if (!c.ranges.empty()) calls_.back().push_back(std::move(c));
+}
+
+void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks) {
+  if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
+  if (blocks.empty()) return;
+  const Rank to = target(from, route);
+  std::uint64_t* coming = &incoming_[static_cast<std::size_t>(to) * words_];
+  for (Rank b : blocks) coming[static_cast<std::size_t>(b / 64)] |= 1ull << (b % 64);
+  calls_.back().push_back(Call{from, to, std::move(route), to_ranges(blocks)});
+}
+
+std::vector<std::vector<Call>> GossipBuilder::finish() {
+  land();
+  return std::move(calls_);
+}
+
+BlockRanges to_ranges(const std::vector<Rank>& sorted_blocks) {
+  BlockRanges out;
+  for (Rank b : sorted_blocks) {
+    if (!out.empty() && out.back().second == b)
+      ++out.back().second;
+    else
+      out.emplace_back(b, b + 1);
+  }
+  return out;
+}
+
+Rank block_count(const BlockRanges& ranges) {
+  Rank n = 0;
+  for (const auto& r : ranges) n += r.second - r.first;
+  return n;
+}
+
+}  // namespace torusgather

@@ -1,0 +1,88 @@
+// Routed schedules given by their full list of calls, and the builder that
+// derives what each call carries. For the latency family (seeds 002, 003,
+// 004): few rounds, calls to ranks that need not be neighbours.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+
+namespace torusgather {
+
+/// One call: `from` sends `ranges` to `to` along `route` (ports of the
+/// schedule's network, hop by hop from `from`).
+struct Call {
+  Rank from = 0;
+  Rank to = 0;
+  std::vector<Port> route;
+  BlockRanges ranges;
+};
+
+/// A schedule stored as its calls, round by round, and indexed by rank.
+/// Memory is O(calls + ranges): built once per communicator. Every call is a
+/// routed Transfer, also those of one hop.
+class ExplicitSchedule : public Schedule {
+ public:
+  /// Rounds as the construction's formula gives them; the simulator compares
+  /// them with the rounds that move data. Subclasses with a formula override.
+  long long rounds() const override { return static_cast<long long>(calls_.size()); }
+  int colours() const override { return 1; }
+  std::unique_ptr<RankProgram> program(Rank r) const override;
+  const std::vector<std::vector<Call>>& calls() const { return calls_; }
+
+ protected:
+  using Schedule::Schedule;
+  /// Takes the calls and indexes them by rank.
+  void set_calls(std::vector<std::vector<Call>> calls);
+
+ private:
+  friend class ExplicitProgram;
+  struct Ref {
+    std::uint32_t round;
+    std::uint32_t index;
+    bool send;
+  };
+  std::vector<std::vector<Call>> calls_;
+  std::vector<std::vector<Ref>> by_rank_;
+};
+
+/// Derives the blocks of each call from who calls whom: a call carries what
+/// the caller holds and the callee neither holds nor receives earlier in the
+/// same round, so no block arrives twice; calls left empty are dropped. This
+/// is how the papers' "x sends its information to y" is made exact. Holdings
+/// are P x P bits.
+class GossipBuilder {
+ public:
+  using Hop = std::function<Rank(Rank, Port)>;
+  GossipBuilder(Rank ranks, Hop hop);
+
+  /// Starts the next round (the first call of a round starts round 1).
+  void next_round();
+  /// `from` calls the end of `route`.
+  void call(Rank from, std::vector<Port> route);
+  /// `from` sends the given blocks (sorted) along `route`, as the
+  /// construction says; nothing is derived (the simulator checks it).
+  void call(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks);
+  Rank target(Rank from, const std::vector<Port>& route) const;
+  /// Number of rounds started so far.
+  long long rounds() const { return static_cast<long long>(calls_.size()); }
+  std::vector<std::vector<Call>> finish();
+
+ private:
+  void land();
+  Rank P_;
+  std::size_t words_;
+  Hop hop_;
+  std::vector<std::uint64_t> held_, incoming_;
+  std::vector<std::vector<Call>> calls_;
+};
+
+/// Sorted blocks as ranges.
+BlockRanges to_ranges(const std::vector<Rank>& sorted_blocks);
+/// Number of blocks in ranges.
+Rank block_count(const BlockRanges& ranges);
+
+}  // namespace torusgather

@@ -1,0 +1,142 @@
+// The latency family (seeds 002 and 004): round counts, route lengths and
+// arc-disjointness as the papers state them, checked by stepping through
+// every rank; and the simulator's checks of routed calls can fail.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "schedule/circulant.hpp"
+#include "schedule/explicit.hpp"
+#include "schedule/lee_code.hpp"
+#include "simulate/simulate.hpp"
+
+using namespace torusgather;
+
+namespace {
+
+std::string all_errors(const SimulationReport& rep) {
+  std::string s;
+  for (const auto& e : rep.errors) s += e + "\n";
+  return s;
+}
+
+/// A routed schedule written by hand, to feed the simulator defects.
+class Handmade final : public ExplicitSchedule {
+ public:
+  Handmade(const Torus& t, std::vector<std::vector<Call>> calls) : ExplicitSchedule(t) { set_calls(std::move(calls)); }
+  const char* name() const override { return "handmade"; }
+  int claimed_max_link_messages_per_round() const override { return 1; }
+};
+
+}  // namespace
+
+// Seed 004 Prop. 5.8: TM(7)^3 in 4 rounds, cost 4α + 12δ + ...: the dipaths
+// of rounds 2-a and 2-b have at most 5 hops and are arc-disjoint.
+TEST(LeeCode, SevenCubedInFourRoundsAndTwelveHops) {
+  const LeeCodeSchedule s{Torus({7, 7, 7})};
+  const auto rep = step_through(s);
+  EXPECT_TRUE(rep.complete) << all_errors(rep);
+  EXPECT_EQ(rep.rounds, 4);
+  EXPECT_EQ(rep.hops_max, 5);
+  EXPECT_EQ(rep.hops_sum, 12);
+  EXPECT_EQ(rep.max_link_messages_per_round, 1);  // arc-disjoint in every round
+  // Round 1: the 294 non-code nodes call their code node; rounds 2-a, 2-b
+  // and 3: each of the 49 code nodes makes 6 calls.
+  const auto& calls = s.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[0].size(), 294u);
+  for (int r = 1; r < 4; ++r) EXPECT_EQ(calls[static_cast<std::size_t>(r)].size(), 49u * 6);
+  // Round 2-b carries 7 x 7 blocks per call, the broadcast everything the
+  // neighbour lacks: all but its own block.
+  EXPECT_EQ(block_count(calls[2][0].ranges), 49);
+  EXPECT_EQ(block_count(calls[3][0].ranges), 342);
+}
+
+// Rounds by the recursion of §5.2 (4i on 7^i; the same shape in 2D and 1D:
+// (d+1) per level), and a ring phase on sub-tori the code does not divide.
+TEST(LeeCode, RoundsOnEveryShapeItAccepts) {
+  struct Case {
+    std::vector<int> dims;
+    long long rounds;
+    long long hops;
+  };
+  const std::vector<Case> cases = {
+      {{3}, 2, 2},         {{9}, 4, 8},           {{27}, 6, 26},       {{6}, 3, 5},        {{12}, 4, 8},
+      {{3, 1}, 2, 2},      {{5, 5}, 3, 5},        {{10, 10}, 5, 15},   {{25, 25}, 6, 30},  {{5, 15}, 4, 10},
+      {{7, 7, 7}, 4, 12},  {{7, 7, 14}, 5, 19},   {{14, 14, 14}, 7, 33}};
+  for (const auto& c : cases) {
+    const Torus t(c.dims);
+    SCOPED_TRACE(t.to_string());
+    const LeeCodeSchedule s{t};
+    EXPECT_EQ(s.rounds(), c.rounds);
+    const auto rep = step_through(s);
+    EXPECT_TRUE(rep.complete) << all_errors(rep);
+    EXPECT_EQ(rep.rounds, c.rounds);
+    EXPECT_EQ(rep.hops_sum, c.hops);
+    EXPECT_EQ(rep.max_link_messages_per_round, 1);
+  }
+}
+
+TEST(LeeCode, DeclinesOtherShapes) {
+  for (const auto& dims : std::vector<std::vector<int>>{{4}, {7}, {4, 4}, {7, 7}, {5, 10, 3}, {5, 5, 5}, {3, 3, 3, 3}}) {
+    const Torus t(dims);
+    EXPECT_FALSE(LeeCodeSchedule::not_applicable(t).empty()) << t.to_string();
+    EXPECT_THROW(LeeCodeSchedule{t}, std::invalid_argument);
+  }
+}
+
+// Seed 002 Props. 7 and 8: D* rounds on G(N; s, s+1) for every N > 4, with
+// at most D* blocks on a link per round; s from the intervals (4) and (5).
+TEST(Circulant, DiameterRoundsForEveryNUpTo200) {
+  EXPECT_EQ(CirculantSchedule::chord(31), 4);  // G(N; 4, 5) for 31 <= N <= 51 (Fig. 2)
+  EXPECT_EQ(CirculantSchedule::chord(35), 4);  // Fig. 1: G(35; 4, 5)
+  EXPECT_EQ(CirculantSchedule::chord(45), 4);  // interval (5): diameter s + 1 = 5
+  EXPECT_EQ(CirculantSchedule::diameter(41), 4);
+  EXPECT_EQ(CirculantSchedule::diameter(42), 5);
+  for (long long n = 5; n <= 200; ++n) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    const CirculantSchedule s{Torus({static_cast<int>(n)})};
+    const long long d = CirculantSchedule::diameter(n);
+    EXPECT_EQ(s.rounds(), d);
+    const auto rep = step_through(s);
+    ASSERT_TRUE(rep.complete) << all_errors(rep);
+    EXPECT_EQ(rep.rounds, d);
+    EXPECT_LE(rep.max_link_blocks_per_round, static_cast<double>(d));
+    EXPECT_EQ(rep.volume_per_rank_blocks, static_cast<double>(n - 1));  // no excess copies (§5)
+  }
+}
+
+// Prop. 9: p-gossip on G(N; D, D+1), N = 2D^2 + 2D + 1.
+TEST(Circulant, PGossipMeetsPropositionNine) {
+  for (long long d = 2; d <= 7; ++d)
+    for (int p = 1; p <= d; ++p) {
+      const long long n = 2 * d * d + 2 * d + 1;
+      SCOPED_TRACE("N = " + std::to_string(n) + ", p = " + std::to_string(p));
+      const CirculantSchedule s(Torus({static_cast<int>(n)}), p);
+      EXPECT_EQ(s.rounds(), CirculantSchedule::prop9_rounds(d, p));
+      const auto rep = step_through(s);
+      EXPECT_TRUE(rep.complete) << all_errors(rep);
+      EXPECT_LE(rep.max_link_blocks_per_round, static_cast<double>(p));
+    }
+  EXPECT_EQ(CirculantSchedule::prop9_rounds(5, 1), 15);  // = N-1 / 4: one block per link
+  EXPECT_EQ(CirculantSchedule::prop9_rounds(5, 5), 5);   // = D
+}
+
+TEST(RoutedSimulator, CatchesSharedArcsAndWrongEnds) {
+  const Torus ring({5});
+  const Port plus = make_port(0, true);
+  // 0 -> 2 and 1 -> 3 both cross the arc 1 -> 2.
+  Handmade shared(ring, {{Call{0, 2, {plus, plus}, {{0, 1}}}, Call{1, 3, {plus, plus}, {{1, 2}}}}});
+  const auto a = step_through(shared);
+  EXPECT_FALSE(a.complete);
+  EXPECT_EQ(a.max_link_messages_per_round, 2);
+  EXPECT_NE(all_errors(a).find("link load 2"), std::string::npos) << all_errors(a);
+  // A route that ends one hop short of the rank called.
+  Handmade short_route(ring, {{Call{0, 2, {plus}, {{0, 1}}}}});
+  const auto b = step_through(short_route);
+  EXPECT_NE(all_errors(b).find("ends at rank 1"), std::string::npos) << all_errors(b);
+  // A block the caller does not hold.
+  Handmade not_held(ring, {{Call{0, 1, {plus}, {{3, 4}}}}});
+  EXPECT_NE(all_errors(step_through(not_held)).find("does not hold"), std::string::npos);
+}
