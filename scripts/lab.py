@@ -64,16 +64,14 @@ def dims_of(name):
     return [int(n) for n in name.split("x")]
 
 
-def bound_us(dims, size, bw, lat):
-    """max((P-1)s/(2dB), ceil(log_{2d+1} P) * alpha): every rank must receive
-    (P-1)s bytes over 2d links, and a block reaches at most 2d+1 times as
-    many ranks per start-up."""
+def bound_us(dims, size, bw, lat, overhead=0.0):
+    """max((P-1)s/(2dB), D*lat + 2*overhead): every rank must receive (P-1)s
+    bytes over 2d links; the block of the farthest rank crosses at least the
+    diameter D = sum(floor(n_i/2)) links (SimGrid adds the latency of every
+    link of a route) in at least one message (a send and a receive overhead)."""
     p, d = math.prod(dims), len(dims)
-    steps, reach = 0, 1
-    while reach < p:
-        reach *= 2 * d + 1
-        steps += 1
-    return max((p - 1) * size / (2 * d * bw), steps * lat) * 1e6
+    diameter = sum(n // 2 for n in dims)
+    return max((p - 1) * size / (2 * d * bw), diameter * lat + 2 * overhead) * 1e6
 
 
 def platform_name(dims_text, args):
@@ -86,6 +84,8 @@ def platform_name(dims_text, args):
         extra.append(args.sharing.lower())
     if args.limiter:
         extra.append("limiter" + args.limiter)
+    if args.overhead:
+        extra.append("overhead" + args.overhead)
     return "-".join([dims_text] + extra)
 
 
@@ -138,6 +138,11 @@ def run_job(job, args, out):
            "--lat", args.lat, "--sharing", args.sharing]
     if args.limiter:
         cmd += ["--limiter", args.limiter]
+    if args.overhead:
+        # SMPI's per-message software costs (piecewise "size:offset:factor"):
+        # a sender and a receiver each spend the overhead on every message.
+        seconds = parse_latency(args.overhead)
+        cmd += ["--cfg", f"smpi/os:0:{seconds:g}:0", "--cfg", f"smpi/or:0:{seconds:g}:0"]
     if job["kind"] == "torusgather":
         bench = ["--algorithms", job["algorithms"], "--no-vendor"]
     else:
@@ -166,13 +171,14 @@ def collect(result, args):
     if not os.path.exists(result["raw"]):
         return rows
     bw, lat = parse_bandwidth(args.bw), parse_latency(args.lat)
+    overhead = parse_latency(args.overhead) if args.overhead else 0.0
     dims = dims_of(result["dims"])
     with open(result["raw"]) as f:
         for r in csv.DictReader(f):
             name = r["algorithm"] if result["kind"] == "torusgather" else result["kind"]
             size = int(r["bytes"])
             rows.append(dict(platform=result["platform"], ranks=int(r["ranks"]), algorithm=name, bytes=size,
-                             time_us=float(r["max_us"]), bound_us=round(bound_us(dims, size, bw, lat), 3),
+                             time_us=float(r["max_us"]), bound_us=round(bound_us(dims, size, bw, lat, overhead), 3),
                              checked=r["checked"], ok=r["ok"]))
     return rows
 
@@ -250,6 +256,8 @@ def main():
     ap.add_argument("--lat", default="1us", help="link latency (default 1us)")
     ap.add_argument("--sharing", default="SPLITDUPLEX", choices=["SPLITDUPLEX", "SHARED", "FATPIPE"])
     ap.add_argument("--limiter", default="", help="per-node limiter bandwidth (one-port nodes: = --bw)")
+    ap.add_argument("--overhead", default="", help="per-message software cost at sender and receiver "
+                    "(SMPI's smpi/os and smpi/or), e.g. 1us: the start-up alpha of the papers")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per simulation")
     ap.add_argument("--real-np", default="4", help="rank counts for the real-MPI table ('' for none)")
@@ -261,6 +269,8 @@ def main():
     try:
         parse_bandwidth(args.bw)
         parse_latency(args.lat)
+        if args.overhead:
+            parse_latency(args.overhead)
         if args.limiter:
             parse_bandwidth(args.limiter)
     except ValueError as e:
@@ -310,7 +320,8 @@ def main():
                 history = json.load(f)
         history.append(dict(
             when=datetime.datetime.now().isoformat(timespec="seconds"), argv=sys.argv[1:],
-            parameters=dict(bw=args.bw, lat=args.lat, sharing=args.sharing, limiter=args.limiter or None),
+            parameters=dict(bw=args.bw, lat=args.lat, sharing=args.sharing, limiter=args.limiter or None,
+                            overhead=args.overhead or None),
             sizes=args.sizes, dims=args.dims, simulated_seconds=round(simulated, 1),
             total_seconds=round(time.monotonic() - started, 1), versions=versions(),
             jobs=[{k: v for k, v in r.items() if k not in ("raw",)} for r in done], real=real))

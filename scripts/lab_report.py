@@ -224,12 +224,12 @@ def write(results_csv, runs_json, lab_dir, root):
     w("")
     w("## How the numbers are made")
     w("")
-    params = last.get("parameters", {"bw": "10GBps", "lat": "1us", "sharing": "SPLITDUPLEX", "limiter": None})
+    # The parameters of a platform named by its shape alone (lab.py's
+    # defaults); other platforms carry their differences in their names.
     w(f"- **Simulated platforms** (`scripts/smpi-torus.sh`): SimGrid clusters with `topology=\"TORUS\"`, "
-      f"links of {params['bw']} per direction and {params['lat']} latency, sharing policy "
-      f"{params['sharing']} (full duplex, every port of a node busy at once), "
-      f"{'per-node limiter ' + params['limiter'] if params.get('limiter') else 'no per-node limiter'}, "
-      "dimension-order routing, SMPI's bandwidth and latency correction factors set to 1 and its TCP "
+      "links of 10GBps per direction and 1us latency, sharing policy "
+      "SPLITDUPLEX (full duplex, every port of a node busy at once), no per-node limiter, "
+      "no per-message overhead, dimension-order routing, SMPI's bandwidth and latency correction factors set to 1 and its TCP "
       "cross-traffic off (a message of m bytes to a neighbour costs exactly lat + m/bw), "
       "`smpi/simulate-computation:no`. Ranks are mapped so that torus neighbours are SimGrid "
       "neighbours (`simgrid.neighbour-hop.*` tests: one hop, two at distance 2). A platform name "
@@ -243,9 +243,12 @@ def write(results_csv, runs_json, lab_dir, root):
       "size instead of a derived datatype (SMPI packs derived types into full-size buffers: 200 GiB "
       "for dim-rings at 1 MiB on 8×8×8). SMPI models both as one flow of the same bytes on the same "
       "route.")
-    w("- **Bound**: max((P−1)·s/(2d·B), ⌈log₂d₊₁ P⌉·α): each rank receives (P−1)·s bytes over its "
-      "2d links, and a start-up reaches at most 2d+1 times as many ranks. It ignores a per-node "
-      "limiter (platforms named `…-limiter…`), which lowers what the network allows.")
+    w("- **Bound**: max((P−1)·s/(2d·B), D·λ + 2o): each rank receives (P−1)·s bytes over its "
+      "2d links, and the block of the farthest rank crosses at least the diameter D = Σ⌊n_i/2⌋ links "
+      "(SimGrid adds the latency λ of every link of a route) in at least one message, which costs "
+      "the sender and the receiver the per-message overhead o (0 unless the platform is named "
+      "`…-overhead…`: SMPI's `smpi/os` and `smpi/or`). It ignores a per-node limiter (platforms "
+      "named `…-limiter…`), which lowers what the network allows.")
     w("- **SMPI's allgathers** (`smpi-NAME` = `--cfg=smpi/allgather:NAME`): `ompi` and `mpich` are "
       "SimGrid's re-implementations of Open MPI's and MPICH's selection logic; `ring`, `rdb` "
       "(recursive doubling), `bruck`, `pair`, `2dmesh`, `3dmesh` single algorithms. `smpi-bruck` "
