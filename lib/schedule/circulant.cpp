@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <queue>
 #include <stdexcept>
 
 namespace torusgather {

@@ -1,5 +1,7 @@
 #include "schedule/lee_code.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace torusgather {

@@ -140,12 +140,13 @@ SimulationReport step_through(const Schedule& s) {
           Rank at = r;
           if (!snd.route || snd.route->empty() || snd.route->front() != snd.port)
             add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " has no route starting on its port");
-          for (Port p : snd.route ? *snd.route : std::vector<Port>{}) {
-            const std::size_t link = static_cast<std::size_t>(at * ports + p);
-            ++link_messages[link];
-            link_blocks[link] += blocks;
-            at = s.link_target(at, p);
-          }
+          if (snd.route)
+            for (Port p : *snd.route) {
+              const std::size_t link = static_cast<std::size_t>(at * ports + p);
+              ++link_messages[link];
+              link_blocks[link] += blocks;
+              at = s.link_target(at, p);
+            }
           if (at != to)
             add_error(rep, "round " + std::to_string(round) + ": the route of " + describe(r, snd) + " ends at rank " +
                                std::to_string(at));
