@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/cycles.hpp"
 #include "schedule/partial_cycles.hpp"
@@ -25,6 +26,8 @@ void usage(FILE* out) {
                "usage: tg-plan --dims NxM[xK...] --algorithm NAME [--json] [--method auto|step-through|structural]\n"
                "       tg-plan --ranks N --algorithm NAME ...   (the same as --dims N)\n"
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
+               "               [--r R]   (bridgehead: pick a, b, k for r = alpha/(s beta); default %g)\n"
+               "               [--params a,b,k[;a,b,k...]]   (bridgehead: these parameters, per axis)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --list\n"
                "       tg-plan --table2 [--json]   (seed 000's Table 2 from the constructed schedules)\n"
@@ -32,7 +35,7 @@ void usage(FILE* out) {
                "structural proof beyond) and reports rounds, link loads, route lengths and volume.\n"
                "Exit status 0 only if the schedule is complete and meets its claims.\n"
                "Algorithms: %s\n",
-               kStepThroughLimit, algorithm_names().c_str());
+               kBridgeheadDefaultR, kStepThroughLimit, algorithm_names().c_str());
 }
 
 std::string json_escape(const std::string& s) {
@@ -232,6 +235,8 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
 int main(int argc, char** argv) {
   std::string dims_text, algorithm, method = "auto", svg;
   int packets = 0;
+  double r = -1;
+  std::string params_text;
   bool json = false, table = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -246,6 +251,8 @@ int main(int argc, char** argv) {
     else if (a == "--ranks") dims_text = value();  // a 1D shape: the rank count
     else if (a == "--packets") packets = std::atoi(value().c_str());
     else if (a == "--algorithm") algorithm = value();
+    else if (a == "--r") r = std::atof(value().c_str());
+    else if (a == "--params") params_text = value();
     else if (a == "--method") method = value();
     else if (a == "--json") json = true;
     else if (a == "--table2") table = true;
@@ -281,7 +288,24 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     std::string why;
     std::unique_ptr<Schedule> schedule;
-    if (packets > 0) {
+    const bool bridgehead = std::string(info->name) == "bridgehead";
+    if ((r >= 0 || !params_text.empty()) && !bridgehead) {
+      std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead\n");
+      return 2;
+    }
+    if (bridgehead && (r >= 0 || !params_text.empty())) {
+      std::vector<RingParams> params;
+      if (!params_text.empty()) {
+        if (!BridgeheadSchedule::parse(params_text, torus, &params, &why)) {
+          std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
+          return 2;
+        }
+      } else {
+        params = BridgeheadSchedule::best(torus, r);
+      }
+      if (why = BridgeheadSchedule::not_applicable(torus); why.empty())
+        schedule = std::make_unique<BridgeheadSchedule>(torus, params);
+    } else if (packets > 0) {
       if (std::string(info->name) != "circulant") {
         std::fprintf(stderr, "tg-plan: --packets is for --algorithm circulant (p-gossip)\n");
         return 2;
@@ -316,11 +340,11 @@ int main(int argc, char** argv) {
                   "\"rounds_claimed\": %lld, \"complete\": %s, \"colours\": %d, "
                   "\"max_link_messages_per_round\": %d, \"max_link_blocks_per_round\": %g, "
                   "\"volume_per_rank_blocks\": %g, \"hops_max\": %d, \"hops_sum\": %lld, \"hops_sum_claimed\": %lld, "
-                  "\"build_seconds\": %.3f, \"seconds\": %.3f, \"errors\": [",
+                  "\"blocks_sum\": %g, \"blocks_sum_claimed\": %lld, \"build_seconds\": %.3f, \"seconds\": %.3f, \"errors\": [",
                   static_cast<long long>(torus.size()), rep.method.c_str(), rep.rounds, schedule->rounds(),
                   rep.complete ? "true" : "false", schedule->colours(), rep.max_link_messages_per_round,
                   rep.max_link_blocks_per_round, rep.volume_per_rank_blocks, rep.hops_max, rep.hops_sum,
-                  schedule->claimed_hops_sum(), build_seconds, seconds);
+                  schedule->claimed_hops_sum(), rep.blocks_sum, schedule->claimed_blocks_sum(), build_seconds, seconds);
       for (std::size_t k = 0; k < rep.errors.size(); ++k)
         std::printf("%s\"%s\"", k ? ", " : "", json_escape(rep.errors[k]).c_str());
       std::printf("]}\n");
@@ -336,6 +360,11 @@ int main(int argc, char** argv) {
                   rep.max_link_messages_per_round, rep.max_link_blocks_per_round);
       std::printf("routes         longest %d hop(s); the rounds' longest sum to %lld", rep.hops_max, rep.hops_sum);
       if (schedule->claimed_hops_sum() >= 0) std::printf(" (construction claims %lld)", schedule->claimed_hops_sum());
+      std::printf("\n");
+      std::printf("messages       the rounds' largest sum to %g blocks", rep.blocks_sum);
+      if (schedule->claimed_blocks_sum() >= 0)
+        std::printf(" (construction claims %lld: time %lld r + %lld in units of s beta)", schedule->claimed_blocks_sum(),
+                    schedule->rounds(), schedule->claimed_blocks_sum());
       std::printf("\n");
       std::printf("volume         %g blocks sent per rank (lower bound P-1 = %lld)\n", rep.volume_per_rank_blocks,
                   static_cast<long long>(torus.size() - 1));

@@ -1,5 +1,6 @@
 // TG_Allgather: argument checks, the per-communicator plan, the choice of
 // algorithm, the local copy of the own block, and the executor.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,7 @@
 
 #include "api/plan.hpp"
 #include "exec/executor.hpp"
+#include "schedule/bridgehead.hpp"
 #include "schedule/registry.hpp"
 #include "torusgather/torusgather.h"
 
@@ -21,9 +23,25 @@ constexpr int kSelfCopyTag = 32000;  // below the MPI minimum of MPI_TAG_UB (327
 struct Environment {
   std::string algorithm = "auto";
   bool verbose = false;
+  /// The start-up α (seconds) and bandwidth 1/β (bytes/s) of the cost model
+  /// r = α/(sβ); defaults: the simulated platform of the benchmarks (1 µs,
+  /// 10 GB/s). Unparsable or non-positive values keep the defaults.
+  double alpha = 1e-6;
+  double bandwidth = 1e10;
+  std::string bridgehead;  ///< TORUSGATHER_BRIDGEHEAD: a,b,k[;a,b,k...]
   Environment() {
     if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
     if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
+    positive("TORUSGATHER_ALPHA", &alpha);
+    positive("TORUSGATHER_BANDWIDTH", &bandwidth);
+    if (const char* b = std::getenv("TORUSGATHER_BRIDGEHEAD"); b && *b) bridgehead = b;
+  }
+  static void positive(const char* name, double* value) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return;
+    char* end = nullptr;
+    const double v = std::strtod(text, &end);
+    if (end != text && *end == '\0' && v > 0 && std::isfinite(v)) *value = v;
   }
 };
 const Environment& environment() {
@@ -156,6 +174,29 @@ bool known_name(const std::string& name) {
   return name == "auto" || name == "vendor" || find_algorithm(name) != nullptr;
 }
 
+/// `bridgehead` for blocks of `block_bytes`: a, b, k from
+/// TORUSGATHER_BRIDGEHEAD, else those minimising the cost formula at r =
+/// α/(sβ), with r rounded to a power of 2 so that a few schedules serve all
+/// block sizes. Cached under "bridgehead a,b,k;..." (every rank computes the
+/// same key: the type signature's size is the same on all ranks).
+const Schedule* bridgehead_of(Plan& plan, long long block_bytes, std::string* why) {
+  std::vector<RingParams> params;
+  const Environment& env = environment();
+  if (!env.bridgehead.empty()) {
+    if (!BridgeheadSchedule::parse(env.bridgehead, plan.torus, &params, why)) return nullptr;
+  } else {
+    const double r = env.alpha * env.bandwidth / static_cast<double>(std::max(1LL, block_bytes));
+    const long bucket = std::lround(std::log2(r));
+    std::string& known = plan.bridgehead_params[bucket];
+    if (known.empty()) known = BridgeheadSchedule::to_string(BridgeheadSchedule::best(plan.torus, std::exp2(bucket)));
+    if (!BridgeheadSchedule::parse(known, plan.torus, &params, why)) return nullptr;
+  }
+  const std::string key = "bridgehead " + BridgeheadSchedule::to_string(params);
+  if (auto it = plan.schedules.find(key); it != plan.schedules.end()) return it->second.get();
+  if (*why = BridgeheadSchedule::not_applicable(plan.torus); !why->empty()) return nullptr;
+  return (plan.schedules[key] = std::make_unique<BridgeheadSchedule>(plan.torus, params)).get();
+}
+
 /// The schedule named `name` on this plan's torus, built once and cached;
 /// nullptr (and the reason in *why) if the algorithm declines the shape.
 const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* why) {
@@ -177,12 +218,14 @@ const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* wh
 /// auto: hamiltonian where a decomposition exists, else dim-rings (the
 /// cost-model selector is a later stage). A forced algorithm that declines
 /// the shape falls back to dim-rings, which applies to every shape.
-const Schedule* choose(Plan& plan, const std::string& requested, std::string* chosen, std::string* note) {
+const Schedule* choose(Plan& plan, const std::string& requested, long long block_bytes, std::string* chosen,
+                       std::string* note) {
   *chosen = requested;
   if (requested == "vendor") return nullptr;
   const std::string first = requested == "auto" ? "hamiltonian" : requested;
   std::string why;
-  if (const Schedule* s = schedule_of(plan, first, &why)) {
+  const Schedule* s = first == "bridgehead" ? bridgehead_of(plan, block_bytes, &why) : schedule_of(plan, first, &why);
+  if (s) {
     *chosen = first;
     return s;
   }
@@ -243,7 +286,11 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   if (size == 1) return MPI_SUCCESS;
 
   std::string note, chosen;
-  const Schedule* schedule = choose(*plan, requested, &chosen, &note);
+  int type_size = 0;
+  MPI_Type_size(recvtype, &type_size);
+  const Schedule* schedule = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, &chosen, &note);
+  // bridgehead's a, b, k depend on the block size: name them.
+  if (chosen == "bridgehead") chosen += " (" + BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule*>(schedule)->params()) + ")";
   if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
     std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n", plan->torus.to_string().c_str(),
                  size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
@@ -279,7 +326,7 @@ extern "C" int TG_Algorithm_chosen(const char* algorithm, MPI_Comm comm, char* n
     Plan* plan = nullptr;
     if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
     std::string note;
-    choose(*plan, requested, &chosen, &note);
+    choose(*plan, requested, 1, &chosen, &note);
   }
   if (len > 0) {
     std::strncpy(name, chosen.c_str(), static_cast<std::size_t>(len) - 1);

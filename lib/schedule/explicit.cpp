@@ -102,6 +102,22 @@ void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<R
   calls_.back().push_back(Call{from, to, std::move(route), to_ranges(blocks)});
 }
 
+void GossipBuilder::offer(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks) {
+  if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
+  const Rank to = target(from, route);
+  const std::uint64_t* got = &held_[static_cast<std::size_t>(to) * words_];
+  std::uint64_t* coming = &incoming_[static_cast<std::size_t>(to) * words_];
+  std::vector<Rank> missing;
+  for (Rank b : blocks) {
+    const std::size_t w = static_cast<std::size_t>(b / 64);
+    const std::uint64_t bit = 1ull << (b % 64);
+    if ((got[w] | coming[w]) & bit) continue;
+    coming[w] |= bit;
+    missing.push_back(b);
+  }
+  if (!missing.empty()) calls_.back().push_back(Call{from, to, std::move(route), to_ranges(missing)});
+}
+
 std::vector<std::vector<Call>> GossipBuilder::finish() {
   land();
   return std::move(calls_);

@@ -66,6 +66,10 @@ class GossipBuilder {
   /// `from` sends the given blocks (sorted) along `route`, as the
   /// construction says; nothing is derived (the simulator checks it).
   void call(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks);
+  /// `from` sends those of `blocks` (held by it) that the callee neither
+  /// holds nor receives earlier in the round: a packet of the construction
+  /// less what the callee already has. Nothing is sent if that is empty.
+  void offer(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks);
   Rank target(Rank from, const std::vector<Port>& route) const;
   /// Number of rounds started so far.
   long long rounds() const { return static_cast<long long>(calls_.size()); }

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
@@ -32,6 +33,18 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "superposed broadcast trees on the optimal circulant G(P; s, s+1), D* rounds (Monakhova & Monakhov §5)",
        &CirculantSchedule::not_applicable,
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<CirculantSchedule>(t); }},
+      {"bridgehead",
+       "circgos(n, a, b) on the rings of each axis in turn: concentrate into bridgeheads, exchange, multiply them (Juurlink, Rao & Sibeyn §4.2)",
+       &BridgeheadSchedule::not_applicable,
+       [](const Torus& t) -> std::unique_ptr<Schedule> {
+         return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::best(t, kBridgeheadDefaultR));
+       }},
+      {"concentrate",
+       "recursive concentration into one rank per ring and back, 2 ceil(log3 n) steps per axis (Juurlink, Rao & Sibeyn §4.1, approach 2)",
+       &BridgeheadSchedule::not_applicable,
+       [](const Torus& t) -> std::unique_ptr<Schedule> {
+         return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::concentrate(t), "concentrate");
+       }},
   };
   return table;
 }

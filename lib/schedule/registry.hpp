@@ -11,6 +11,11 @@
 
 namespace torusgather {
 
+/// The r = α/(sβ) for which the registry's `bridgehead` picks a, b, k when
+/// no block size is known (tg-plan without --r); TG_Allgather picks them for
+/// the call's r.
+constexpr double kBridgeheadDefaultR = 1.0;
+
 struct AlgorithmInfo {
   const char* name;
   const char* description;

@@ -140,6 +140,10 @@ class Schedule {
   /// coefficient of the per-hop delay in a circuit-switched cost formula
   /// (seed 004: 4α + 12δ + ...). Negative: no claim.
   virtual long long claimed_hops_sum() const { return -1; }
+  /// The sum over rounds of each round's largest message, in blocks: the
+  /// transfer term of seed 001's cost rounds·r + blocks (units of sβ).
+  /// Negative: no claim.
+  virtual long long claimed_blocks_sum() const { return -1; }
 
  private:
   Torus torus_;

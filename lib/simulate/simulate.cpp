@@ -77,6 +77,9 @@ void check_claims(const Schedule& s, SimulationReport& rep) {
   if (s.claimed_hops_sum() >= 0 && rep.hops_sum != s.claimed_hops_sum())
     add_error(rep, "the rounds' longest routes sum to " + std::to_string(rep.hops_sum) + " hops, not the claimed " +
                        std::to_string(s.claimed_hops_sum()));
+  if (rep.method == "step-through" && s.claimed_blocks_sum() >= 0 && rep.blocks_sum != static_cast<double>(s.claimed_blocks_sum()))
+    add_error(rep, "the rounds' largest messages sum to " + std::to_string(rep.blocks_sum) +
+                       " blocks, not the claimed " + std::to_string(s.claimed_blocks_sum()));
   if (rep.max_link_messages_per_round != s.claimed_max_link_messages_per_round())
     add_error(rep, "link load " + std::to_string(rep.max_link_messages_per_round) +
                        " messages per round differs from the claimed " +
@@ -127,6 +130,7 @@ SimulationReport step_through(const Schedule& s) {
     for (Rank r = 0; r < P; ++r) matched[static_cast<std::size_t>(r)].assign(ops[static_cast<std::size_t>(r)].recvs.size(), false);
 
     int round_hops = 0;
+    double round_blocks = 0;
     for (Rank r = 0; r < P; ++r) {
       for (const Transfer& snd : ops[static_cast<std::size_t>(r)].sends) {
         // Where the call ends, and which receive there it must meet: a
@@ -155,6 +159,7 @@ SimulationReport step_through(const Schedule& s) {
           link_blocks[static_cast<std::size_t>(r * ports + snd.port)] += blocks;
         }
         round_hops = std::max(round_hops, static_cast<int>(hops));
+        round_blocks = std::max(round_blocks, blocks);
         auto& rv = ops[static_cast<std::size_t>(to)].recvs;
         bool found = false;
         for (std::size_t k = 0; k < rv.size(); ++k) {
@@ -207,6 +212,7 @@ SimulationReport step_through(const Schedule& s) {
     if (!deliveries.empty()) rep.rounds = round;
     rep.hops_max = std::max(rep.hops_max, round_hops);
     rep.hops_sum += round_hops;
+    rep.blocks_sum += round_blocks;
   }
   for (Rank r = 0; r < P; ++r)
     for (Rank b = 0; b < P; ++b)

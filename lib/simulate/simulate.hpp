@@ -17,6 +17,7 @@ struct SimulationReport {
   double volume_per_rank_blocks = 0;     ///< most data a rank sends, in blocks (units of s)
   int hops_max = 0;        ///< the longest route of any call (1 for neighbour-only schedules)
   long long hops_sum = 0;  ///< sum over rounds of the round's longest route (the δ coefficient)
+  double blocks_sum = 0;   ///< sum over rounds of the round's largest message, in blocks (the sβ coefficient; step-through only)
   std::vector<std::string> errors;       ///< first problems found (capped)
 };
 

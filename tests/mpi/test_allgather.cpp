@@ -131,7 +131,8 @@ std::string shape_name(const std::vector<int>& dims) {
 
 void run_cases(MPI_Comm comm, const std::string& where, std::vector<TypeCase>& cases) {
   for (const char* algorithm :
-       {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "circulant", "vendor"}) {
+       {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "circulant", "bridgehead", "concentrate",
+        "vendor"}) {
     for (const auto& tc : cases) {
       check(same_as_vendor(algorithm, tc, comm, false), where + " " + algorithm + " " + tc.name);
       if (!g_quick || tc.name == "int x1001")
@@ -185,6 +186,11 @@ int main(int argc, char** argv) {
     TG_Algorithm_chosen("circulant", comm, chosen, sizeof chosen);
     check(std::string(chosen) == (g_size > 4 ? "circulant" : "dim-rings"),
           "forced circulant on " + shape_name(dims) + " ran " + chosen);
+    // The start-up family (seed 001) applies to every shape.
+    for (const char* any : {"bridgehead", "concentrate"}) {
+      TG_Algorithm_chosen(any, comm, chosen, sizeof chosen);
+      check(std::string(chosen) == any, std::string("forced ") + any + " on " + shape_name(dims) + " ran " + chosen);
+    }
     run_cases(comm, "dims " + shape_name(dims), cases);
     MPI_Comm_free(&comm);
   }

@@ -1,0 +1,474 @@
+#include "schedule/bridgehead.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace torusgather {
+namespace {
+
+// The geometry shared by the cost formula and the generator: where the
+// bridgeheads are and who merges with whom. What each step costs is counted
+// separately by each, and the simulator checks the generator's count.
+
+/// One call of phase 1: `from` (offset in its segment) sends its group of
+/// `size` ranks' data to `to`.
+struct Merge {
+  int from, to;
+  long long size;
+};
+
+/// Phase 1 on a segment of m ranks, a linear array: each step groups the
+/// current leaders in consecutive triples and the outer two call the middle
+/// one, so the data triples per step (§4.1, approach 2): ⌈log3 m⌉ steps.
+/// A trailing pair merges into its second; a trailing single waits. A group
+/// is a run of consecutive offsets: held[i] is the run offset i holds after
+/// the phase (its group when it last led one).
+std::vector<std::vector<Merge>> concentration(int m, int* leader,
+                                              std::vector<std::pair<int, int>>* held = nullptr) {
+  std::vector<std::pair<int, long long>> leaders;  // (offset, group size)
+  std::vector<std::pair<int, int>> run;            // run[offset]: [first, last + 1)
+  for (int i = 0; i < m; ++i) {
+    leaders.emplace_back(i, 1);
+    run.emplace_back(i, i + 1);
+  }
+  std::vector<std::vector<Merge>> steps;
+  while (leaders.size() > 1) {
+    std::vector<Merge> step;
+    std::vector<std::pair<int, long long>> next;
+    for (std::size_t i = 0; i < leaders.size(); i += 3) {
+      const std::size_t rest = leaders.size() - i;
+      if (rest == 1) {
+        next.push_back(leaders[i]);
+        continue;
+      }
+      const auto mid = leaders[i + 1];
+      long long size = leaders[i].second + mid.second;
+      auto& into = run[static_cast<std::size_t>(mid.first)];
+      step.push_back({leaders[i].first, mid.first, leaders[i].second});
+      into.first = run[static_cast<std::size_t>(leaders[i].first)].first;
+      if (rest >= 3) {
+        step.push_back({leaders[i + 2].first, mid.first, leaders[i + 2].second});
+        size += leaders[i + 2].second;
+        into.second = run[static_cast<std::size_t>(leaders[i + 2].first)].second;
+      }
+      next.emplace_back(mid.first, size);
+    }
+    steps.push_back(std::move(step));
+    leaders = std::move(next);
+  }
+  *leader = m > 0 ? leaders.front().first : 0;
+  if (held) *held = std::move(run);
+  return steps;
+}
+
+struct Segment {
+  int start, length, bridgehead;
+};
+
+/// Phase 1's a segments of a ring of n: segment i is [⌊in/a⌋, ⌊(i+1)n/a⌋),
+/// its bridgehead where concentration ends (evenly spaced when a | n).
+std::vector<Segment> segments(int n, int a) {
+  std::vector<Segment> out;
+  for (int i = 0; i < a; ++i) {
+    const int start = static_cast<int>(static_cast<long long>(i) * n / a);
+    const int end = static_cast<int>(static_cast<long long>(i + 1) * n / a);
+    int leader = 0;
+    concentration(end - start, &leader);
+    out.push_back({start, end - start, start + leader});
+  }
+  return out;
+}
+
+/// The run of ring positions [first, last + 1) each position holds after
+/// phase 1 (phase 2 gives the bridgeheads everything).
+std::vector<std::pair<int, int>> phase1_runs(int n, int a) {
+  std::vector<std::pair<int, int>> out;
+  for (const auto& seg : segments(n, a)) {
+    int leader = 0;
+    std::vector<std::pair<int, int>> runs;
+    concentration(seg.length, &leader, &runs);
+    for (const auto& r : runs) out.emplace_back(seg.start + r.first, seg.start + r.second);
+  }
+  return out;
+}
+
+/// Packet c of k: the ring positions [cn/k, (c+1)n/k).
+std::pair<int, int> packet_run(int n, int k, int c) { return {c * (n / k), (c + 1) * (n / k)}; }
+
+/// Offsets (1 .. g-1) of the new bridgeheads phase 3 inserts into a gap of g
+/// between consecutive bridgeheads: b - 1 of them, evenly spaced (fewer if g < b).
+std::vector<int> inserted(int g, int b) {
+  std::vector<int> out;
+  for (int i = 1; i < b; ++i) {
+    const int off = static_cast<int>(static_cast<long long>(g) * i / b);
+    if (off > 0 && (out.empty() || out.back() != off)) out.push_back(off);
+  }
+  return out;
+}
+
+/// The bridgeheads' gaps (to the next one, cyclically); a single bridgehead
+/// has the whole ring as its gap.
+std::vector<int> gaps(const std::vector<int>& heads, int n) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const int next = heads[(i + 1) % heads.size()];
+    out.push_back(heads.size() == 1 ? n : ((next - heads[i]) % n + n) % n);
+  }
+  return out;
+}
+
+/// Steps until every one of t new bridgeheads between two old ones holds
+/// all k packets (proof of Lemma 5): node i receives the left stream's
+/// packets 1, 2, ... from step i on and the right stream's k, k-1, ... from
+/// step t+1-i on, and holds everything once the two runs cover 1..k.
+long long chain_steps(int t, int k) {
+  long long worst = 0;
+  for (int i = 1; i <= t; ++i) {
+    long long s = 0;
+    auto got = [&](long long from) { return std::min<long long>(k, std::max<long long>(0, s - from + 1)); };
+    while (got(i) + got(t + 1 - i) < k) ++s;
+    worst = std::max(worst, s);
+  }
+  return worst;
+}
+
+/// A call of phase 3 between positions of a ring: + (rightwards, in order)
+/// or - (leftwards, in reverse order), carrying packet `packet` (0-based).
+struct ChainCall {
+  int from, to;
+  bool plus;
+  int dist;
+  int packet;
+  int size = 0;  ///< positions the receiver lacks (set by phase3)
+};
+
+/// Phase 3's steps for one round, found by running the two pipelined
+/// streams of every gap (§4.2 phase 3, Fig. 1): a node forwards a packet one
+/// step after it got it, and nothing is sent to a node that has it or gets
+/// it this step (where the streams cross).
+std::vector<std::vector<ChainCall>> round_calls(const std::vector<int>& heads, int n, int b, int k) {
+  std::vector<std::vector<ChainCall>> steps;
+  const auto gap = gaps(heads, n);
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    std::vector<int> chain{0};
+    for (int off : inserted(gap[h], b)) chain.push_back(off);
+    chain.push_back(gap[h]);
+    const int t = static_cast<int>(chain.size()) - 2;
+    if (t <= 0) continue;
+    std::vector<std::vector<char>> has(chain.size(), std::vector<char>(static_cast<std::size_t>(k), 0));
+    has.front().assign(static_cast<std::size_t>(k), 1);
+    has.back().assign(static_cast<std::size_t>(k), 1);
+    auto done = [&] {
+      for (int j = 1; j <= t; ++j)
+        for (char c : has[static_cast<std::size_t>(j)])
+          if (!c) return false;
+      return true;
+    };
+    auto pos = [&](int j) { return (heads[h] + chain[static_cast<std::size_t>(j)]) % n; };
+    for (int s = 1; !done(); ++s) {
+      if (steps.size() < static_cast<std::size_t>(s)) steps.emplace_back();
+      auto now = has;
+      // Left stream: packet p (1-based) leaves chain node j at step p + j.
+      for (int j = 0; j < t; ++j) {
+        const int p = s - j;
+        if (p < 1 || p > k) continue;
+        const auto pk = static_cast<std::size_t>(p - 1);
+        if (!has[static_cast<std::size_t>(j)][pk] || now[static_cast<std::size_t>(j + 1)][pk]) continue;
+        now[static_cast<std::size_t>(j + 1)][pk] = 1;
+        steps[static_cast<std::size_t>(s - 1)].push_back(
+            {pos(j), pos(j + 1), true, chain[static_cast<std::size_t>(j + 1)] - chain[static_cast<std::size_t>(j)], p - 1});
+      }
+      // Right stream: packets k, k-1, ...; the u-th node from the right end
+      // forwards packet k - (s - u) + 1 to its left.
+      for (int u = 0; u < t; ++u) {
+        const int j = t + 1 - u;
+        const int p = k - (s - u) + 1;
+        if (p < 1 || p > k) continue;
+        const auto pk = static_cast<std::size_t>(p - 1);
+        if (!has[static_cast<std::size_t>(j)][pk] || now[static_cast<std::size_t>(j - 1)][pk]) continue;
+        now[static_cast<std::size_t>(j - 1)][pk] = 1;
+        steps[static_cast<std::size_t>(s - 1)].push_back(
+            {pos(j), pos(j - 1), false, chain[static_cast<std::size_t>(j)] - chain[static_cast<std::size_t>(j - 1)], p - 1});
+      }
+      if (now == has) throw std::logic_error("bridgehead: phase 3 streams stalled");
+      has = std::move(now);
+    }
+  }
+  return steps;
+}
+
+/// The bridgeheads after one round of phase 3.
+std::vector<int> grow(const std::vector<int>& heads, int n, int b) {
+  std::vector<int> out;
+  const auto gap = gaps(heads, n);
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    out.push_back(heads[h]);
+    for (int off : inserted(gap[h], b)) out.push_back((heads[h] + off) % n);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<int> initial_heads(int n, int a) {
+  std::vector<int> heads;
+  for (const auto& seg : segments(n, a)) heads.push_back(seg.bridgehead);
+  return heads;
+}
+
+/// Phase 3 of circgos on a ring of n: its rounds, their steps, the calls of
+/// each with what they carry (ring positions' data). A call is dropped when
+/// the receiver holds its packet from phase 1 already, and a step when all
+/// its calls are; the steps left never exceed Lemma 5's count, checked here.
+std::vector<std::vector<std::vector<ChainCall>>> phase3(int n, const RingParams& p) {
+  std::vector<std::vector<std::vector<ChainCall>>> rounds;
+  const auto runs = phase1_runs(n, p.a);
+  for (auto heads = initial_heads(n, p.a); static_cast<int>(heads.size()) < n; heads = grow(heads, n, p.b)) {
+    long long lemma5 = 0;
+    for (int g : gaps(heads, n)) lemma5 = std::max(lemma5, chain_steps(static_cast<int>(inserted(g, p.b).size()), p.k));
+    std::vector<std::vector<ChainCall>> steps;
+    for (auto& step : round_calls(heads, n, p.b, p.k)) {
+      std::vector<ChainCall> kept;
+      for (auto& call : step) {
+        const auto packet = packet_run(n, p.k, call.packet);
+        const auto& own = runs[static_cast<std::size_t>(call.to)];
+        const int overlap = std::max(0, std::min(packet.second, own.second) - std::max(packet.first, own.first));
+        call.size = packet.second - packet.first - overlap;
+        if (call.size > 0) kept.push_back(call);
+      }
+      if (!kept.empty()) steps.push_back(std::move(kept));
+    }
+    if (static_cast<long long>(steps.size()) > lemma5)
+      throw std::logic_error("bridgehead: phase 3 pipelines take " + std::to_string(steps.size()) +
+                             " steps, more than Lemma 5's " + std::to_string(lemma5));
+    rounds.push_back(std::move(steps));
+  }
+  return rounds;
+}
+
+}  // namespace
+
+StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long unit) {
+  StepCost c;
+  if (n <= 1) return c;
+  // Phase 1: the segments concentrate side by side; step j costs the
+  // largest group merged in it.
+  std::vector<long long> phase1;
+  long long longest = 0;
+  for (const auto& seg : segments(n, p.a)) {
+    int leader = 0;
+    const auto steps = concentration(seg.length, &leader);
+    if (phase1.size() < steps.size()) phase1.resize(steps.size(), 0);
+    for (std::size_t j = 0; j < steps.size(); ++j)
+      for (const auto& m : steps[j]) phase1[j] = std::max(phase1[j], m.size);
+    longest = std::max<long long>(longest, seg.length);
+  }
+  for (long long size : phase1) {
+    ++c.steps;
+    c.blocks += size * unit;
+  }
+  // Phase 2: ⌊a/2⌋ steps of approach 1 among the bridgeheads, a segment each.
+  if (p.a >= 2) {
+    c.steps += p.a / 2;
+    c.blocks += (p.a / 2) * longest * unit;
+  }
+  // Phase 3: rounds until every rank is a bridgehead; each step moves
+  // packets of n/k ranks' data less what the receiver holds from phase 1.
+  for (const auto& round : phase3(n, p)) {
+    for (const auto& step : round) {
+      long long largest = 0;
+      for (const auto& call : step) largest = std::max<long long>(largest, call.size);
+      ++c.steps;
+      c.blocks += largest * unit;
+    }
+  }
+  return c;
+}
+
+StepCost BridgeheadSchedule::cost(const Torus& torus, const std::vector<RingParams>& params) {
+  StepCost c;
+  long long unit = 1;
+  const auto axes = torus.active_axes();
+  for (std::size_t i = 0; i < axes.size() && i < params.size(); ++i) {
+    const StepCost ring = ring_cost(torus.dim(axes[i]), params[i], unit);
+    c.steps += ring.steps;
+    c.blocks += ring.blocks;
+    unit *= torus.dim(axes[i]);
+  }
+  return c;
+}
+
+std::vector<RingParams> BridgeheadSchedule::concentrate(const Torus& torus) {
+  return std::vector<RingParams>(torus.active_axes().size(), RingParams{1, 3, 1});
+}
+
+std::vector<RingParams> BridgeheadSchedule::best(const Torus& torus, double r) {
+  std::vector<RingParams> out;
+  long long unit = 1;
+  for (int axis : torus.active_axes()) {
+    const int n = torus.dim(axis);
+    RingParams best_p{n, 2, 1};  // approach 1
+    StepCost best_c = ring_cost(n, best_p, unit);
+    // a up to 32 and every divisor of n; b up to 8 and k up to 32, k | n
+    // (equal packets): the paper's Table 1 optima stay well inside.
+    for (int a = 1; a < n; ++a) {
+      if (a > 32 && n % a) continue;
+      for (int b = 2; b <= std::min(n, 8); ++b)
+        for (int k = 1; k <= std::min(n, 32); ++k) {
+          if (n % k) continue;
+          const RingParams p{a, b, k};
+          const StepCost c = ring_cost(n, p, unit);
+          if (c.at(r) < best_c.at(r) || (c.at(r) == best_c.at(r) && c.steps < best_c.steps)) {
+            best_c = c;
+            best_p = p;
+          }
+        }
+    }
+    out.push_back(best_p);
+    unit *= n;
+  }
+  return out;
+}
+
+std::string BridgeheadSchedule::to_string(const std::vector<RingParams>& params) {
+  std::string s;
+  for (const auto& p : params)
+    s += (s.empty() ? "" : ";") + std::to_string(p.a) + "," + std::to_string(p.b) + "," + std::to_string(p.k);
+  return s;
+}
+
+bool BridgeheadSchedule::parse(const std::string& text, const Torus& torus, std::vector<RingParams>* params,
+                               std::string* why) {
+  std::vector<RingParams> out;
+  std::stringstream all(text);
+  std::string item;
+  while (std::getline(all, item, ';')) {
+    RingParams p;
+    char c1 = 0, c2 = 0;
+    std::stringstream one(item);
+    if (!(one >> p.a >> c1 >> p.b >> c2 >> p.k) || c1 != ',' || c2 != ',' || !(one >> std::ws).eof()) {
+      *why = "bridgehead parameters must be a,b,k (per axis, separated by ';'), not '" + text + "'";
+      return false;
+    }
+    out.push_back(p);
+  }
+  if (out.size() == 1) out.resize(torus.active_axes().size(), out.front());
+  if (std::string bad = check(torus, out); !bad.empty()) {
+    *why = bad;
+    return false;
+  }
+  *params = std::move(out);
+  return true;
+}
+
+std::string BridgeheadSchedule::not_applicable(const Torus& torus) {
+  if (torus.size() > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
+  return {};
+}
+
+std::string BridgeheadSchedule::check(const Torus& torus, const std::vector<RingParams>& params) {
+  const auto axes = torus.active_axes();
+  if (params.size() != axes.size())
+    return "needs one a,b,k per side > 1 (" + std::to_string(axes.size()) + "), got " + std::to_string(params.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const int n = torus.dim(axes[i]);
+    const RingParams& p = params[i];
+    if (p.a < 1 || p.a > n || p.b < 2 || p.k < 1 || n % p.k)
+      return "a,b,k = " + to_string({p}) + " does not fit a ring of " + std::to_string(n) +
+             " (needs 1 <= a <= n, b >= 2, k dividing n)";
+  }
+  return {};
+}
+
+std::string BridgeheadSchedule::construction() const {
+  std::string s = "circgos(n, a, b) with k packets, axis by axis:";
+  const auto axes = torus().active_axes();
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    s += std::string(i ? ";" : "") + " n=" + std::to_string(torus().dim(axes[i])) + " a=" +
+         std::to_string(params_[i].a) + " b=" + std::to_string(params_[i].b) + " k=" + std::to_string(params_[i].k);
+  return s;
+}
+
+BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, const char* name)
+    : ExplicitSchedule(torus), name_(name), params_(std::move(params)) {
+  if (std::string why = not_applicable(torus); !why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
+  if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
+  cost_ = cost(torus, params_);
+  GossipBuilder builder(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
+  const auto axes = torus.active_axes();
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const int axis = axes[i];
+    const int n = torus.dim(axis);
+    const RingParams& p = params_[i];
+    // Every ring along this axis runs the same steps at once.
+    std::vector<Rank> rings;
+    for (Rank r = 0; r < torus.size(); ++r)
+      if (torus.coord(r, axis) == 0) rings.push_back(r);
+    auto at = [&](Rank ring, int pos) { return torus.shift(ring, axis, pos); };
+    auto line = [&](bool plus, int dist) { return std::vector<Port>(static_cast<std::size_t>(dist), make_port(axis, plus)); };
+    // Phase 1: concentrate each segment into its bridgehead.
+    const auto segs = segments(n, p.a);
+    std::vector<std::vector<std::vector<Merge>>> merges;
+    std::size_t phase1 = 0;
+    for (const auto& seg : segs) {
+      int leader = 0;
+      merges.push_back(concentration(seg.length, &leader));
+      phase1 = std::max(phase1, merges.back().size());
+    }
+    for (std::size_t j = 0; j < phase1; ++j) {
+      builder.next_round();
+      for (Rank ring : rings)
+        for (std::size_t g = 0; g < segs.size(); ++g) {
+          if (j >= merges[g].size()) continue;
+          for (const auto& m : merges[g][j])
+            builder.call(at(ring, segs[g].start + m.from), line(m.to > m.from, std::abs(m.to - m.from)));
+        }
+    }
+    // Phase 2: approach 1 among the bridgeheads, both ways round.
+    const auto heads0 = initial_heads(n, p.a);
+    const auto gap0 = gaps(heads0, n);
+    if (p.a >= 2)
+      for (int step = 0; step < p.a / 2; ++step) {
+        builder.next_round();
+        for (Rank ring : rings)
+          for (std::size_t h = 0; h < heads0.size(); ++h) {
+            const std::size_t prev = (h + heads0.size() - 1) % heads0.size();
+            builder.call(at(ring, heads0[h]), line(true, gap0[h]));
+            builder.call(at(ring, heads0[h]), line(false, gap0[prev]));
+          }
+      }
+    // Phase 3: each bridgehead holds the ring's data; cut it in k packets
+    // of n/k positions and pipeline them to the new bridgeheads. A
+    // position's data is what its rank held when this axis began: the
+    // blocks of the ranks that differ from it on the axes already done.
+    std::vector<Rank> offsets{0};
+    for (std::size_t j = 0; j < i; ++j) {
+      std::vector<Rank> more;
+      for (Rank o : offsets)
+        for (int x = 0; x < torus.dim(axes[j]); ++x) more.push_back(o + x * torus.stride(axes[j]));
+      offsets = std::move(more);
+    }
+    std::uint32_t done_mask = 0;
+    for (std::size_t j = 0; j < i; ++j) done_mask |= 1u << axes[j];
+    for (const auto& round : phase3(n, p)) {
+      for (const auto& step : round) {
+        builder.next_round();
+        for (Rank ring : rings)
+          for (const auto& c : step) {
+            std::vector<Rank> blocks;
+            const auto packet = packet_run(n, p.k, c.packet);
+            for (int x = packet.first; x < packet.second; ++x) {
+              const Rank base = torus.clear_axes(at(ring, x), done_mask);
+              for (Rank o : offsets) blocks.push_back(base + o);
+            }
+            std::sort(blocks.begin(), blocks.end());
+            builder.offer(at(ring, c.from), line(c.plus, c.dist), blocks);
+          }
+      }
+    }
+  }
+  set_calls(builder.finish());
+}
+
+}  // namespace torusgather

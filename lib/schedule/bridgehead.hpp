@@ -1,0 +1,70 @@
+// The start-up trade-off family of Juurlink, Rao & Sibeyn (seed 001):
+// circgos(n, a, b) on every ring of an axis, axis after axis (§4.2, §4.3
+// "highdimgos"). Approach 1 (a = n) and approach 2 (recursive concentration,
+// a = 1, b = 3, one packet) are its limits; `concentrate` is approach 2.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schedule/explicit.hpp"
+
+namespace torusgather {
+
+/// circgos(n, a, b) with k packets per round of phase 3 (the Paragon
+/// implementation's third parameter, §7).
+struct RingParams {
+  int a = 1;  ///< bridgeheads after phase 1
+  int b = 3;  ///< factor by which each round of phase 3 multiplies them
+  int k = 1;  ///< packets a bridgehead cuts its data into in phase 3 (k | n)
+  bool operator==(const RingParams& o) const { return a == o.a && b == o.b && k == o.k; }
+};
+
+/// The cost of a schedule in the paper's units: steps·r + blocks, where r =
+/// α/(sβ) and blocks is the sum over steps of each step's largest message in
+/// blocks of s (time in units of sβ, distance term neglected as in §4).
+struct StepCost {
+  long long steps = 0;
+  long long blocks = 0;
+  double at(double r) const { return static_cast<double>(steps) * r + static_cast<double>(blocks); }
+};
+
+class BridgeheadSchedule final : public ExplicitSchedule {
+ public:
+  /// One RingParams per active axis, in axis order. Throws
+  /// std::invalid_argument if the torus or the parameters do not fit.
+  BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, const char* name = "bridgehead");
+  static std::string not_applicable(const Torus& torus);
+  /// Empty if params fit the torus (one per active axis, 1 <= a <= n,
+  /// 2 <= b, k divides n), else why not.
+  static std::string check(const Torus& torus, const std::vector<RingParams>& params);
+  static constexpr long long kMaxRanks = 16384;
+
+  /// Approach 2 on every axis: a = 1, b = 3, k = 1 (2⌈log3 n⌉ steps per axis).
+  static std::vector<RingParams> concentrate(const Torus& torus);
+  /// The parameters that minimise cost().at(r), axis by axis (the paper's
+  /// own method: a small search over its cost formula, §4.2 Table 1).
+  static std::vector<RingParams> best(const Torus& torus, double r);
+  /// Lemma 5 for one ring of n ranks whose ranks hold `unit` blocks each.
+  static StepCost ring_cost(int n, const RingParams& p, long long unit);
+  /// The sum of ring_cost over the axis phases (unit = product of the sides done).
+  static StepCost cost(const Torus& torus, const std::vector<RingParams>& params);
+  /// "a,b,k" per axis, axes separated by ';'.
+  static std::string to_string(const std::vector<RingParams>& params);
+  /// Parses to_string's form; one triple applies to every axis.
+  static bool parse(const std::string& text, const Torus& torus, std::vector<RingParams>* params, std::string* why);
+
+  const char* name() const override { return name_; }
+  long long rounds() const override { return cost_.steps; }
+  int claimed_max_link_messages_per_round() const override { return 1; }
+  long long claimed_blocks_sum() const override { return cost_.blocks; }
+  std::string construction() const override;
+  const std::vector<RingParams>& params() const { return params_; }
+
+ private:
+  const char* name_;
+  std::vector<RingParams> params_;
+  StepCost cost_;
+};
+
+}  // namespace torusgather

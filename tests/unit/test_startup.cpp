@@ -1,0 +1,144 @@
+// The start-up trade-off family (seed 001): circgos(n, a, b) with k packets
+// per axis, its limits approach 1 and approach 2, the cost formula against
+// what the simulator measures, and the parameter search.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "schedule/bridgehead.hpp"
+#include "simulate/simulate.hpp"
+
+using namespace torusgather;
+
+namespace {
+
+std::string all_errors(const SimulationReport& rep) {
+  std::string s;
+  for (const auto& e : rep.errors) s += e + "\n";
+  return s;
+}
+
+int ceil_log3(int n) {
+  int steps = 0;
+  for (long long p = 1; p < n; p *= 3) ++steps;
+  return steps;
+}
+
+}  // namespace
+
+// §4.1: approach 2 takes 2⌈log3 n⌉ steps; for n = 3^L its cost is
+// log3 n · (2r + n) (Lemma 4, here exact: the concentration's (n-1)/2 is
+// saved again in the dissemination, whose receivers already hold their group).
+TEST(Concentrate, TwoCeilLog3StepsAndLemma4Cost) {
+  for (int n = 2; n <= 40; ++n) {
+    const BridgeheadSchedule s(Torus({n}), BridgeheadSchedule::concentrate(Torus({n})), "concentrate");
+    const auto rep = step_through(s);
+    ASSERT_TRUE(rep.complete) << "n=" << n << "\n" << all_errors(rep);
+    EXPECT_EQ(rep.rounds, 2 * ceil_log3(n)) << "n=" << n;
+    EXPECT_EQ(rep.max_link_messages_per_round, 1) << "n=" << n;
+  }
+  for (int n : {3, 9, 27, 81}) {
+    const StepCost c = BridgeheadSchedule::ring_cost(n, {1, 3, 1}, 1);
+    EXPECT_EQ(c.steps, 2 * ceil_log3(n));
+    EXPECT_EQ(c.blocks, static_cast<long long>(ceil_log3(n)) * n);
+  }
+}
+
+// Per axis on a torus: the sum of the axes' steps, each axis' packets scaled
+// by the sides already gathered.
+TEST(Concentrate, AxisByAxisOnTori) {
+  for (const auto& dims : std::vector<std::vector<int>>{{7, 7, 7}, {4, 6}, {3, 1, 5}, {2, 3, 4, 2}}) {
+    const Torus t(dims);
+    const BridgeheadSchedule s(t, BridgeheadSchedule::concentrate(t), "concentrate");
+    const auto rep = step_through(s);
+    ASSERT_TRUE(rep.complete) << t.to_string() << "\n" << all_errors(rep);
+    long long steps = 0;
+    for (int n : dims) steps += 2 * ceil_log3(n);
+    EXPECT_EQ(rep.rounds, steps) << t.to_string();
+  }
+}
+
+// Approach 1 is circgos with a = n: ⌊n/2⌋ steps of one block each.
+TEST(Bridgehead, ApproachOneIsTheLimitAEqualsN) {
+  for (int n = 2; n <= 30; ++n) {
+    const StepCost c = BridgeheadSchedule::ring_cost(n, {n, 2, 1}, 1);
+    EXPECT_EQ(c.steps, n / 2) << n;
+    EXPECT_EQ(c.blocks, n / 2) << n;
+  }
+  const BridgeheadSchedule s(Torus({9}), {{9, 2, 1}});
+  const auto rep = step_through(s);
+  EXPECT_TRUE(rep.complete) << all_errors(rep);
+  EXPECT_EQ(rep.rounds, 4);
+  EXPECT_EQ(rep.hops_max, 1);
+}
+
+// §4.2: "circgos(n, 3, 1) is always faster than approach 2": after log3 n
+// steps three bridgeheads hold everything, so dissemination needs one step
+// fewer.
+TEST(Bridgehead, ThreeBridgeheadsSaveOneStep) {
+  for (int n : {9, 27, 81, 243}) {
+    const StepCost two = BridgeheadSchedule::ring_cost(n, {1, 3, 1}, 1);
+    const StepCost three = BridgeheadSchedule::ring_cost(n, {3, 3, 1}, 1);
+    EXPECT_EQ(three.steps, two.steps - 1) << n;
+    EXPECT_LT(three.blocks, two.blocks) << n;
+  }
+}
+
+// The cost formula (Lemma 5 made exact) is what the schedule does: the
+// simulator's rounds and the sum of each round's largest message equal the
+// claim for every parameter choice, also where a does not divide n.
+TEST(Bridgehead, FormulaMatchesTheSimulatorForEveryParameter) {
+  for (int n : {2, 3, 5, 7, 8, 12, 16, 20, 27}) {
+    for (int a = 1; a <= n; ++a)
+      for (int b = 2; b <= 6; ++b)
+        for (int k = 1; k <= n; ++k) {
+          if (n % k) continue;
+          const BridgeheadSchedule s(Torus({n}), {{a, b, k}});
+          const auto rep = step_through(s);
+          ASSERT_TRUE(rep.complete) << "n=" << n << " a=" << a << " b=" << b << " k=" << k << "\n" << all_errors(rep);
+          EXPECT_EQ(rep.blocks_sum, static_cast<double>(s.claimed_blocks_sum()));
+        }
+  }
+  // And on tori, where the packets of later axes are bigger.
+  const Torus t({6, 4, 5});
+  const BridgeheadSchedule s(t, {{2, 3, 2}, {1, 2, 2}, {5, 2, 1}});
+  const auto rep = step_through(s);
+  EXPECT_TRUE(rep.complete) << all_errors(rep);
+  EXPECT_EQ(rep.blocks_sum, static_cast<double>(BridgeheadSchedule::cost(t, s.params()).blocks));
+}
+
+// The search: tiny r gives approach 1, huge r a logarithmic number of
+// steps; and the choice is never worse than either limit.
+TEST(Bridgehead, ParameterSearchSpansTheTradeOff) {
+  const Torus ring({64});
+  EXPECT_EQ(BridgeheadSchedule::best(ring, 0.01).front(), (RingParams{64, 2, 1}));
+  EXPECT_LE(BridgeheadSchedule::cost(ring, BridgeheadSchedule::best(ring, 1e4)).steps, 2 * ceil_log3(64));
+  for (const auto& dims : std::vector<std::vector<int>>{{64}, {8, 8}, {7, 7, 7}, {30, 30}})
+    for (double r : {0.1, 1.0, 4.0, 16.0, 100.0, 1000.0}) {
+      const Torus t(dims);
+      const double chosen = BridgeheadSchedule::cost(t, BridgeheadSchedule::best(t, r)).at(r);
+      std::vector<RingParams> one, two;
+      for (int n : dims) {
+        one.push_back({n, 2, 1});
+        two.push_back({1, 3, 1});
+      }
+      EXPECT_LE(chosen, BridgeheadSchedule::cost(t, one).at(r)) << t.to_string() << " r=" << r;
+      EXPECT_LE(chosen, BridgeheadSchedule::cost(t, two).at(r)) << t.to_string() << " r=" << r;
+    }
+}
+
+TEST(Bridgehead, ParametersParseAndAreChecked) {
+  const Torus t({8, 6});
+  std::vector<RingParams> p;
+  std::string why;
+  ASSERT_TRUE(BridgeheadSchedule::parse("2,3,2", t, &p, &why)) << why;
+  EXPECT_EQ(p, (std::vector<RingParams>{{2, 3, 2}, {2, 3, 2}}));
+  ASSERT_TRUE(BridgeheadSchedule::parse("4,2,1;3,3,3", t, &p, &why)) << why;
+  EXPECT_EQ(BridgeheadSchedule::to_string(p), "4,2,1;3,3,3");
+  EXPECT_FALSE(BridgeheadSchedule::parse("2,3", t, &p, &why));
+  EXPECT_FALSE(BridgeheadSchedule::parse("2,3,5", t, &p, &why));  // 5 does not divide 8
+  EXPECT_NE(why.find("does not fit"), std::string::npos) << why;
+  EXPECT_FALSE(BridgeheadSchedule::parse("1,3,1;1,3,1;1,3,1", t, &p, &why));
+  EXPECT_THROW(BridgeheadSchedule(t, {{9, 2, 1}, {1, 3, 1}}), std::invalid_argument);
+}
