@@ -11,6 +11,7 @@
 #include <string>
 
 #include "schedule/bridgehead.hpp"
+#include "schedule/chordal_ring.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/cycles.hpp"
 #include "schedule/partial_cycles.hpp"
@@ -26,6 +27,7 @@ void usage(FILE* out) {
                "usage: tg-plan --dims NxM[xK...] --algorithm NAME [--json] [--method auto|step-through|structural]\n"
                "       tg-plan --ranks N --algorithm NAME ...   (the same as --dims N)\n"
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
+               "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
                "               [--r R]   (bridgehead: pick a, b, k for r = alpha/(s beta); default %g)\n"
                "               [--params a,b,k[;a,b,k...]]   (bridgehead: these parameters, per axis)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
@@ -234,7 +236,7 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
 
 int main(int argc, char** argv) {
   std::string dims_text, algorithm, method = "auto", svg;
-  int packets = 0;
+  int packets = 0, chord = 0;
   double r = -1;
   std::string params_text;
   bool json = false, table = false;
@@ -250,6 +252,7 @@ int main(int argc, char** argv) {
     if (a == "--dims") dims_text = value();
     else if (a == "--ranks") dims_text = value();  // a 1D shape: the rank count
     else if (a == "--packets") packets = std::atoi(value().c_str());
+    else if (a == "--chord") chord = std::atoi(value().c_str());
     else if (a == "--algorithm") algorithm = value();
     else if (a == "--r") r = std::atof(value().c_str());
     else if (a == "--params") params_text = value();
@@ -293,7 +296,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead\n");
       return 2;
     }
-    if (bridgehead && (r >= 0 || !params_text.empty())) {
+    if (chord != 0 && std::string(info->name) != "chordal-ring") {
+      std::fprintf(stderr, "tg-plan: --chord is for --algorithm chordal-ring\n");
+      return 2;
+    }
+    if (chord != 0) {
+      if (why = ChordalRingSchedule::not_applicable(torus, chord); why.empty())
+        schedule = std::make_unique<ChordalRingSchedule>(torus, chord);
+    } else if (bridgehead && (r >= 0 || !params_text.empty())) {
       std::vector<RingParams> params;
       if (!params_text.empty()) {
         if (!BridgeheadSchedule::parse(params_text, torus, &params, &why)) {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "schedule/bridgehead.hpp"
+#include "schedule/chordal_ring.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
@@ -33,6 +34,10 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "superposed broadcast trees on the optimal circulant G(P; s, s+1), D* rounds (Monakhova & Monakhov §5)",
        &CirculantSchedule::not_applicable,
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<CirculantSchedule>(t); }},
+      {"chordal-ring",
+       "three-phase gossip on the chordal ring C(P, c): accumulate per (c+1)-cycle component, gossip on chord paths, broadcast (Barriere, Cohen & Mitjana §4.1)",
+       [](const Torus& t) { return ChordalRingSchedule::not_applicable(t); },
+       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<ChordalRingSchedule>(t); }},
       {"bridgehead",
        "circgos(n, a, b) on the rings of each axis in turn: concentrate into bridgeheads, exchange, multiply them (Juurlink, Rao & Sibeyn §4.2)",
        &BridgeheadSchedule::not_applicable,

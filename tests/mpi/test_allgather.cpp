@@ -131,8 +131,8 @@ std::string shape_name(const std::vector<int>& dims) {
 
 void run_cases(MPI_Comm comm, const std::string& where, std::vector<TypeCase>& cases) {
   for (const char* algorithm :
-       {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "circulant", "bridgehead", "concentrate",
-        "vendor"}) {
+       {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "circulant", "chordal-ring", "bridgehead",
+        "concentrate", "vendor"}) {
     for (const auto& tc : cases) {
       check(same_as_vendor(algorithm, tc, comm, false), where + " " + algorithm + " " + tc.name);
       if (!g_quick || tc.name == "int x1001")
@@ -186,6 +186,13 @@ int main(int argc, char** argv) {
     TG_Algorithm_chosen("circulant", comm, chosen, sizeof chosen);
     check(std::string(chosen) == (g_size > 4 ? "circulant" : "dim-rings"),
           "forced circulant on " + shape_name(dims) + " ran " + chosen);
+    // The chordal ring C(N, c) needs N even and an odd chord 3 <= c <= N/2
+    // with (c+1) | N (seed 003 §4.1): N = 8, 12, 16, ...
+    bool chordal = false;
+    for (int c = 3; c <= g_size / 2; c += 2) chordal = chordal || (g_size % 2 == 0 && g_size % (c + 1) == 0);
+    TG_Algorithm_chosen("chordal-ring", comm, chosen, sizeof chosen);
+    check(std::string(chosen) == (chordal ? "chordal-ring" : "dim-rings"),
+          "forced chordal-ring on " + shape_name(dims) + " ran " + chosen);
     // The start-up family (seed 001) applies to every shape.
     for (const char* any : {"bridgehead", "concentrate"}) {
       TG_Algorithm_chosen(any, comm, chosen, sizeof chosen);

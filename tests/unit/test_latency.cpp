@@ -1,4 +1,4 @@
-// The latency family (seeds 002 and 004): round counts, route lengths and
+// The latency family (seeds 002, 003 and 004): round counts, route lengths and
 // arc-disjointness as the papers state them, checked by stepping through
 // every rank; and the simulator's checks of routed calls can fail.
 #include <gtest/gtest.h>
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "schedule/chordal_ring.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/explicit.hpp"
 #include "schedule/lee_code.hpp"
@@ -139,4 +140,39 @@ TEST(RoutedSimulator, CatchesSharedArcsAndWrongEnds) {
   // A block the caller does not hold.
   Handmade not_held(ring, {{Call{0, 1, {plus}, {{3, 4}}}}});
   EXPECT_NE(all_errors(step_through(not_held)).find("does not hold"), std::string::npos);
+}
+
+// Seed 003 §4.1: C(N, c) for every N = a(c+1) up to 128, every odd chord:
+// the three phases in 2⌈log2 s⌉ + (gossip among r) rounds, the calls of a
+// round edge-disjoint (every call and its way back are arc-disjoint) and
+// one-port (a rank talks to one partner per round: the line model).
+TEST(ChordalRing, ThreePhasesOnEveryChordUpTo128Ranks) {
+  int built = 0;
+  for (int n = 8; n <= 128; n += 2)
+    for (int c = 3; c <= n / 2; c += 2) {
+      if (n % (c + 1)) continue;
+      const ChordalRingSchedule s(Torus({n}), c);
+      const auto rep = step_through(s);
+      ASSERT_TRUE(rep.complete) << "C(" << n << ", " << c << ")\n" << all_errors(rep);
+      EXPECT_EQ(rep.max_link_messages_per_round, 1);
+      for (const auto& round : s.calls()) {
+        std::vector<Rank> partner(static_cast<std::size_t>(n), -1);
+        for (const Call& call : round)
+          for (const auto& [me, other] : {std::pair{call.from, call.to}, std::pair{call.to, call.from}}) {
+            Rank& p = partner[static_cast<std::size_t>(me)];
+            EXPECT_TRUE(p == -1 || p == other) << "C(" << n << ", " << c << "): rank " << me << " talks to " << p
+                                               << " and " << other << " in one round";
+            p = other;
+          }
+      }
+      ++built;
+    }
+  EXPECT_EQ(built, 153);  // every (N, c) with (c+1) | N, N <= 128
+  // The paper's Fig. 1: C(64, 7) has a = 8 >= c + 1 cycles, so r = c - 1 = 6
+  // components of at most 2 cycles: 2·⌈log2 16⌉ + ⌈log2 6⌉ = 11 rounds.
+  EXPECT_EQ(ChordalRingSchedule::formula_rounds(64, 7), 11);
+  // a < c + 1: r = a single cycles: C(48, 11): 4 cycles of 12, 2·4 + 2 = 10.
+  EXPECT_EQ(ChordalRingSchedule::formula_rounds(48, 11), 10);
+  EXPECT_FALSE(ChordalRingSchedule::not_applicable(Torus({50}), 7).empty());  // 8 does not divide 50
+  EXPECT_FALSE(ChordalRingSchedule::not_applicable(Torus({51})).empty());     // odd N
 }
