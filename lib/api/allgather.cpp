@@ -1,5 +1,6 @@
 // TG_Allgather: argument checks, the per-communicator plan, the choice of
 // algorithm, the local copy of the own block, and the executor.
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -177,24 +178,29 @@ bool known_name(const std::string& name) {
 /// `bridgehead` for blocks of `block_bytes`: a, b, k from
 /// TORUSGATHER_BRIDGEHEAD, else those minimising the cost formula at r =
 /// α/(sβ), with r rounded to a power of 2 so that a few schedules serve all
-/// block sizes. Cached under "bridgehead a,b,k;..." (every rank computes the
-/// same key: the type signature's size is the same on all ranks).
+/// block sizes (every rank rounds the same r: the type signature's size is
+/// the same on all ranks). Looked up per call by log2 r alone; schedules
+/// are built once per parameter set.
 const Schedule* bridgehead_of(Plan& plan, long long block_bytes, std::string* why) {
-  std::vector<RingParams> params;
   const Environment& env = environment();
+  const double r = env.alpha * env.bandwidth / static_cast<double>(std::max(1LL, block_bytes));
+  const long bucket = env.bridgehead.empty() ? std::lround(std::log2(r)) : LONG_MIN;
+  if (auto it = plan.bridgehead_by_r.find(bucket); it != plan.bridgehead_by_r.end()) return it->second;
+  std::vector<RingParams> params;
   if (!env.bridgehead.empty()) {
     if (!BridgeheadSchedule::parse(env.bridgehead, plan.torus, &params, why)) return nullptr;
   } else {
-    const double r = env.alpha * env.bandwidth / static_cast<double>(std::max(1LL, block_bytes));
-    const long bucket = std::lround(std::log2(r));
-    std::string& known = plan.bridgehead_params[bucket];
-    if (known.empty()) known = BridgeheadSchedule::to_string(BridgeheadSchedule::best(plan.torus, std::exp2(bucket)));
-    if (!BridgeheadSchedule::parse(known, plan.torus, &params, why)) return nullptr;
+    params = BridgeheadSchedule::best(plan.torus, std::exp2(static_cast<double>(bucket)));
   }
   const std::string key = "bridgehead " + BridgeheadSchedule::to_string(params);
-  if (auto it = plan.schedules.find(key); it != plan.schedules.end()) return it->second.get();
-  if (*why = BridgeheadSchedule::not_applicable(plan.torus); !why->empty()) return nullptr;
-  return (plan.schedules[key] = std::make_unique<BridgeheadSchedule>(plan.torus, params)).get();
+  const Schedule* s = nullptr;
+  if (auto it = plan.schedules.find(key); it != plan.schedules.end()) {
+    s = it->second.get();
+  } else {
+    if (*why = BridgeheadSchedule::not_applicable(plan.torus); !why->empty()) return nullptr;
+    s = (plan.schedules[key] = std::make_unique<BridgeheadSchedule>(plan.torus, params)).get();
+  }
+  return plan.bridgehead_by_r[bucket] = s;
 }
 
 /// The schedule named `name` on this plan's torus, built once and cached;
@@ -290,7 +296,8 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   MPI_Type_size(recvtype, &type_size);
   const Schedule* schedule = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, &chosen, &note);
   // bridgehead's a, b, k depend on the block size: name them.
-  if (chosen == "bridgehead") chosen += " (" + BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule*>(schedule)->params()) + ")";
+  if (environment().verbose && chosen == "bridgehead")
+    chosen += " (" + BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule*>(schedule)->params()) + ")";
   if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
     std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n", plan->torus.to_string().c_str(),
                  size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());

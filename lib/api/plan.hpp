@@ -19,7 +19,7 @@ struct Plan {
   std::map<std::string, std::unique_ptr<Schedule>> schedules;  ///< built lazily, by name
   std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
   std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
-  std::map<long, std::string> bridgehead_params;               ///< log2 r -> bridgehead's a,b,k
+  std::map<long, const Schedule*> bridgehead_by_r;             ///< round(log2 r) -> bridgehead (in schedules)
 
   explicit Plan(Torus t) : torus(std::move(t)) {}
 };
