@@ -10,17 +10,12 @@
 #include "schedule/circulant.hpp"
 #include "schedule/explicit.hpp"
 #include "schedule/lee_code.hpp"
+#include "report_text.hpp"
 #include "simulate/simulate.hpp"
 
 using namespace torusgather;
 
 namespace {
-
-std::string all_errors(const SimulationReport& rep) {
-  std::string s;
-  for (const auto& e : rep.errors) s += e + "\n";
-  return s;
-}
 
 /// A routed schedule written by hand, to feed the simulator defects.
 class Handmade final : public ExplicitSchedule {

@@ -7,17 +7,12 @@
 #include <vector>
 
 #include "schedule/bridgehead.hpp"
+#include "report_text.hpp"
 #include "simulate/simulate.hpp"
 
 using namespace torusgather;
 
 namespace {
-
-std::string all_errors(const SimulationReport& rep) {
-  std::string s;
-  for (const auto& e : rep.errors) s += e + "\n";
-  return s;
-}
 
 int ceil_log3(int n) {
   int steps = 0;
