@@ -89,6 +89,10 @@ void check_claims(const Schedule& s, SimulationReport& rep) {
 
 }  // namespace
 
+double transfer_blocks(const Torus& t, const Transfer& x, int colours) {
+  return static_cast<double>(block_count(t, x)) * __builtin_popcount(x.piece.unit_mask()) / (2.0 * colours);
+}
+
 SimulationReport step_through(const Schedule& s) {
   SimulationReport rep;
   rep.method = "step-through";
@@ -137,7 +141,7 @@ SimulationReport step_through(const Schedule& s) {
         // neighbour call arrives on the opposite port; a routed call is
         // received from this sender with the sender's first port.
         const std::uint32_t units = snd.piece.unit_mask();
-        const double blocks = static_cast<double>(block_count(t, snd)) * __builtin_popcount(units) / (2.0 * colours);
+        const double blocks = transfer_blocks(t, snd, colours);
         const Rank to = snd.routed() ? snd.peer : s.link_target(r, snd.port);
         const std::size_t hops = snd.routed() ? (snd.route ? snd.route->size() : 0) : 1;
         if (snd.routed()) {

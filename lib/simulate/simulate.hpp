@@ -21,6 +21,10 @@ struct SimulationReport {
   std::vector<std::string> errors;       ///< first problems found (capped)
 };
 
+/// How many blocks (units of s) a transfer carries: its block count times
+/// the fraction of a block its piece is, for a schedule of `colours` parts.
+double transfer_blocks(const Torus& t, const Transfer& x, int colours);
+
 /// Steps through every round on every rank. Checks that each send is matched
 /// by exactly one receive of the same blocks and piece on the opposite port of
 /// the neighbour (routed calls: at the end of the route, from that sender),

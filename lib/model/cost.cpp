@@ -1,0 +1,330 @@
+#include "model/cost.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include "simulate/simulate.hpp"
+
+namespace torusgather {
+namespace {
+
+constexpr int kFieldsPerRun = 6;
+
+/// The loads of one round: per directed link and per rank, reset cheaply
+/// by remembering what was touched.
+class RoundLoad {
+ public:
+  RoundLoad(Rank ranks, int ports)
+      : ports_(ports),
+        link_(static_cast<std::size_t>(ranks * ports), 0.0),
+        recv_(static_cast<std::size_t>(ranks), 0.0),
+        sends_(static_cast<std::size_t>(ranks), 0),
+        recvs_(static_cast<std::size_t>(ranks), 0) {}
+
+  void link(Rank r, Port p, double blocks) {
+    double& l = link_[static_cast<std::size_t>(r * ports_ + p)];
+    if (l == 0) touched_links_.push_back(static_cast<std::size_t>(r * ports_ + p));
+    l += blocks;
+    cost_.link_blocks = std::max(cost_.link_blocks, l);
+  }
+  void message(Rank from, Rank to, double blocks, int hops) {
+    touch(from);
+    touch(to);
+    cost_.sends = std::max(cost_.sends, ++sends_[static_cast<std::size_t>(from)]);
+    cost_.recvs = std::max(cost_.recvs, ++recvs_[static_cast<std::size_t>(to)]);
+    cost_.recv_blocks = std::max(cost_.recv_blocks, recv_[static_cast<std::size_t>(to)] += blocks);
+    cost_.hops = std::max(cost_.hops, hops);
+  }
+  /// The round's cost; the loads start again from zero.
+  RoundCost finish() {
+    for (std::size_t l : touched_links_) link_[l] = 0;
+    for (std::size_t r : touched_ranks_) {
+      recv_[r] = 0;
+      sends_[r] = recvs_[r] = 0;
+    }
+    touched_links_.clear();
+    touched_ranks_.clear();
+    return std::exchange(cost_, RoundCost{});
+  }
+
+ private:
+  void touch(Rank r) {
+    const auto i = static_cast<std::size_t>(r);
+    if (sends_[i] == 0 && recvs_[i] == 0) touched_ranks_.push_back(i);
+  }
+  int ports_;
+  std::vector<double> link_, recv_;
+  std::vector<int> sends_, recvs_;
+  std::vector<std::size_t> touched_links_, touched_ranks_;
+  RoundCost cost_;
+};
+
+/// A message between ranks of the torus along the dimension-order route
+/// (axes in order, the shorter way round, + on a tie): the route a
+/// vendor's point-to-point message takes on a torus network.
+void routed_message(const Torus& t, RoundLoad& load, Rank from, Rank to, double blocks) {
+  int hops = 0;
+  Rank at = from;
+  for (int a = 0; a < t.ndims(); ++a) {
+    const int n = t.dim(a);
+    const int ahead = ((t.coord(to, a) - t.coord(at, a)) % n + n) % n;
+    const bool plus = ahead <= n - ahead;
+    const Port p = make_port(a, plus);
+    for (int k = plus ? ahead : n - ahead; k > 0; --k, ++hops) {
+      load.link(at, p, blocks);
+      at = t.neighbor(at, p);
+    }
+  }
+  load.message(from, to, blocks, hops);
+}
+
+}  // namespace
+
+void CostProfile::add(const RoundCost& c, long long times) {
+  if (times <= 0) return;
+  if (!runs.empty() && runs.back().second == c)
+    runs.back().first += times;
+  else
+    runs.emplace_back(times, c);
+}
+
+long long CostProfile::rounds() const {
+  long long n = 0;
+  for (const auto& run : runs) n += run.first;
+  return n;
+}
+
+std::vector<double> CostProfile::serialize() const {
+  std::vector<double> out;
+  for (const auto& [times, c] : runs)
+    out.insert(out.end(), {static_cast<double>(times), c.link_blocks, c.recv_blocks, static_cast<double>(c.sends),
+                           static_cast<double>(c.recvs), static_cast<double>(c.hops)});
+  return out;
+}
+
+CostProfile CostProfile::deserialize(const std::vector<double>& flat) {
+  CostProfile p;
+  for (std::size_t i = 0; i + kFieldsPerRun <= flat.size(); i += kFieldsPerRun) {
+    RoundCost c;
+    c.link_blocks = flat[i + 1];
+    c.recv_blocks = flat[i + 2];
+    c.sends = static_cast<int>(flat[i + 3]);
+    c.recvs = static_cast<int>(flat[i + 4]);
+    c.hops = static_cast<int>(flat[i + 5]);
+    p.add(c, static_cast<long long>(flat[i]));
+  }
+  return p;
+}
+
+double predict(const CostProfile& profile, const Machine& m, double block_bytes) {
+  double t = 0;
+  for (const auto& [times, c] : profile.runs) {
+    if (c.sends == 0 && c.recvs == 0) continue;  // a round in which this schedule moves nothing
+    const double bytes = (m.shared_memory ? c.recv_blocks : c.link_blocks) * block_bytes;
+    const double round = m.alpha + m.delta * std::max(0, c.hops - 1) + m.overhead * std::max(0, c.sends + c.recvs - 2) +
+                         m.beta * bytes;
+    t += static_cast<double>(times) * round;
+  }
+  return t;
+}
+
+CostProfile profile(const Schedule& s, long long step_limit) {
+  CostProfile out;
+  const Torus& t = s.torus();
+  const Rank P = t.size();
+  if (P > step_limit) {
+    const StructuralProof proof = s.prove();
+    if (proof.supported) {
+      // Every round charged the proven maxima: each of the 2d ports busy.
+      RoundCost c;
+      c.link_blocks = proof.max_link_blocks_per_round;
+      c.recv_blocks = proof.max_link_blocks_per_round * s.link_ports();
+      c.sends = c.recvs = proof.max_link_messages_per_round * s.link_ports();
+      c.hops = 1;
+      out.add(c, proof.rounds);
+      return out;
+    }
+  }
+  std::vector<std::unique_ptr<RankProgram>> programs;
+  programs.reserve(static_cast<std::size_t>(P));
+  for (Rank r = 0; r < P; ++r) programs.push_back(s.program(r));
+  RoundLoad load(P, s.link_ports());
+  RoundOps ops;
+  for (long long round = 1; round <= s.rounds(); ++round) {
+    for (Rank r = 0; r < P; ++r) {
+      programs[static_cast<std::size_t>(r)]->next_round(ops);
+      for (const Transfer& x : ops.sends) {
+        const double blocks = transfer_blocks(t, x, s.colours());
+        Rank at = r;
+        int hops = 1;
+        if (x.routed() && x.route) {
+          for (Port p : *x.route) {
+            load.link(at, p, blocks);
+            at = s.link_target(at, p);
+          }
+          hops = static_cast<int>(x.route->size());
+        } else {
+          load.link(r, x.port, blocks);
+          at = s.link_target(r, x.port);
+        }
+        load.message(r, at, blocks, hops);
+      }
+    }
+    out.add(load.finish());
+  }
+  return out;
+}
+
+const char* to_string(VendorAlgorithm a) {
+  switch (a) {
+    case VendorAlgorithm::kRing: return "ring";
+    case VendorAlgorithm::kNeighborExchange: return "neighbor-exchange";
+    case VendorAlgorithm::kRecursiveDoubling: return "recursive-doubling";
+    case VendorAlgorithm::kBruck: return "bruck";
+    case VendorAlgorithm::kTwoProc: return "two-proc";
+    case VendorAlgorithm::kLinear: return "linear";
+  }
+  return "?";
+}
+
+CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
+  const Rank P = t.size();
+  CostProfile out;
+  if (P < 2) return out;
+  RoundLoad load(P, t.ports());
+  auto wrap = [P](Rank r) { return ((r % P) + P) % P; };
+  switch (a) {
+    case VendorAlgorithm::kTwoProc:
+    case VendorAlgorithm::kRing:
+      // P-1 identical steps: r sends one block to r+1.
+      for (Rank r = 0; r < P; ++r) routed_message(t, load, r, wrap(r + 1), 1);
+      out.add(load.finish(), P - 1);
+      return out;
+    case VendorAlgorithm::kNeighborExchange: {
+      if (P % 2) return vendor_profile(t, VendorAlgorithm::kRing);  // Open MPI's fallback for odd P
+      // Step 0: pairs (2i, 2i+1) swap their blocks; then P/2-1 steps in
+      // which the pairs alternate between left and right neighbours and
+      // swap the two blocks received last.
+      for (Rank r = 0; r < P; ++r) routed_message(t, load, r, r % 2 ? r - 1 : r + 1, 1);
+      out.add(load.finish());
+      for (int parity = 0; parity < 2; ++parity) {
+        for (Rank r = 0; r < P; ++r) {
+          const bool right = (r % 2 == 0) == (parity == 1);
+          routed_message(t, load, r, wrap(right ? r + 1 : r - 1), 2);
+        }
+        const long long steps = P / 2 - 1;
+        out.add(load.finish(), parity == 0 ? (steps + 1) / 2 : steps / 2);
+      }
+      return out;
+    }
+    case VendorAlgorithm::kRecursiveDoubling:
+      if (P & (P - 1)) return vendor_profile(t, VendorAlgorithm::kBruck);  // Open MPI's fallback
+      for (Rank d = 1; d < P; d <<= 1) {
+        for (Rank r = 0; r < P; ++r) routed_message(t, load, r, r ^ d, static_cast<double>(d));
+        out.add(load.finish());
+      }
+      return out;
+    case VendorAlgorithm::kBruck:
+      // ceil(log2 P) steps: r sends what it has, min(d, P-d) blocks, to r-d.
+      for (Rank d = 1; d < P; d <<= 1) {
+        for (Rank r = 0; r < P; ++r) routed_message(t, load, r, wrap(r - d), static_cast<double>(std::min(d, P - d)));
+        out.add(load.finish());
+      }
+      return out;
+    case VendorAlgorithm::kLinear:
+      // One round: every rank sends its block to every other rank at once.
+      for (Rank r = 0; r < P; ++r)
+        for (Rank q = 0; q < P; ++q)
+          if (q != r) routed_message(t, load, r, q, 1);
+      out.add(load.finish());
+      return out;
+  }
+  return out;
+}
+
+namespace {
+
+/// Open MPI 4.1 coll/tuned's fixed allgather decision (the table of
+/// ompi_coll_tuned_allgather_intra_dec_fixed, as SimGrid 3.32's
+/// smpi/allgather:ompi also has it): per communicator-size class, the
+/// algorithm for blocks below each size. Our own encoding of the published
+/// table; R = recursive doubling, B = Bruck, N = neighbour exchange, G = ring.
+struct SizeRule {
+  long long below;  ///< block bytes below which `algorithm` applies
+  char algorithm;
+};
+struct CommClass {
+  long long ranks_below;
+  std::vector<SizeRule> rules;  ///< the last rule has below = -1 (everything else)
+};
+const std::vector<CommClass>& ompi_table() {
+  static const std::vector<CommClass> table = {
+      {32, {{-1, 'R'}}},
+      {64, {{1024, 'R'}, {65536, 'N'}, {-1, 'G'}}},
+      {128, {{512, 'R'}, {65536, 'N'}, {-1, 'G'}}},
+      {256, {{512, 'R'}, {131072, 'N'}, {524288, 'G'}, {1048576, 'N'}, {-1, 'G'}}},
+      {512, {{32, 'R'}, {128, 'B'}, {1024, 'R'}, {131072, 'N'}, {524288, 'G'}, {1048576, 'N'}, {-1, 'G'}}},
+      {1024, {{64, 'R'}, {256, 'B'}, {2048, 'R'}, {-1, 'N'}}},
+      {2048, {{4, 'R'}, {8, 'B'}, {16, 'R'}, {32, 'B'}, {256, 'R'}, {512, 'B'}, {4096, 'R'}, {-1, 'N'}}},
+      {4096, {{32, 'B'}, {128, 'R'}, {512, 'B'}, {4096, 'R'}, {-1, 'N'}}},
+      {-1, {{2, 'R'}, {8, 'B'}, {16, 'R'}, {512, 'B'}, {4096, 'R'}, {-1, 'N'}}},
+  };
+  return table;
+}
+
+VendorAlgorithm from_letter(char c) {
+  switch (c) {
+    case 'R': return VendorAlgorithm::kRecursiveDoubling;
+    case 'B': return VendorAlgorithm::kBruck;
+    case 'N': return VendorAlgorithm::kNeighborExchange;
+    default: return VendorAlgorithm::kRing;
+  }
+}
+
+}  // namespace
+
+bool vendor_choice(const std::string& vendor, long long P, long long block_bytes, VendorAlgorithm* out) {
+  if (vendor == "ompi") {
+    if (P == 2) {
+      *out = VendorAlgorithm::kTwoProc;
+      return true;
+    }
+    for (const CommClass& c : ompi_table()) {
+      if (c.ranks_below >= 0 && P >= c.ranks_below) continue;
+      for (const SizeRule& rule : c.rules)
+        if (rule.below < 0 || block_bytes < rule.below) {
+          *out = from_letter(rule.algorithm);
+          return true;
+        }
+    }
+    return false;
+  }
+  if (vendor == "mpich") {
+    // MPICH's MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE (524288) and
+    // MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE (81920), on the total P·s bytes.
+    const long long total = block_bytes * P;
+    const bool pow2 = (P & (P - 1)) == 0;
+    *out = total < 524288 && pow2 ? VendorAlgorithm::kRecursiveDoubling
+           : total < 81920        ? VendorAlgorithm::kBruck
+                                  : VendorAlgorithm::kRing;
+    return true;
+  }
+  static const std::vector<std::pair<std::string, VendorAlgorithm>> single = {
+      {"ring", VendorAlgorithm::kRing},
+      {"rdb", VendorAlgorithm::kRecursiveDoubling},
+      {"bruck", VendorAlgorithm::kBruck},
+      {"neighbor", VendorAlgorithm::kNeighborExchange},
+      {"ompi_neighborexchange", VendorAlgorithm::kNeighborExchange},
+      {"linear", VendorAlgorithm::kLinear},
+      {"default", VendorAlgorithm::kLinear},  // SimGrid's default: one isend/irecv per pair
+  };
+  for (const auto& [name, a] : single)
+    if (vendor == name) {
+      *out = a;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace torusgather

@@ -1,0 +1,81 @@
+// The cost model of the selector (issue 7; seed 000 §5, seed 004 §2): what
+// a schedule's time depends on, as data, and the predicted time of a call.
+// No MPI in this layer: the selector feeds it calibrated machine parameters.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+
+namespace torusgather {
+
+/// What one round costs depends on, maximised over the ranks and links of
+/// that round. Blocks are in units of one block (s bytes).
+struct RoundCost {
+  double link_blocks = 0;  ///< most data on one directed link (messages sharing it add up)
+  double recv_blocks = 0;  ///< most data one rank receives
+  int sends = 0;           ///< most messages one rank sends
+  int recvs = 0;           ///< most messages one rank receives
+  int hops = 0;            ///< the longest route (1: neighbours only)
+  friend bool operator==(const RoundCost& a, const RoundCost& b) {
+    return a.link_blocks == b.link_blocks && a.recv_blocks == b.recv_blocks && a.sends == b.sends &&
+           a.recvs == b.recvs && a.hops == b.hops;
+  }
+};
+
+/// A schedule's rounds, run-length encoded: (how many in a row, what each costs).
+struct CostProfile {
+  std::vector<std::pair<long long, RoundCost>> runs;
+
+  void add(const RoundCost& c, long long times = 1);
+  long long rounds() const;
+  /// Flat form for MPI_Bcast (7 doubles per run) and back.
+  std::vector<double> serialize() const;
+  static CostProfile deserialize(const std::vector<double>& flat);
+};
+
+/// The machine: seed 000's model (a message of m bytes costs α + mβ) with
+/// seed 004's δ per extra hop of a routed call, a per-message overhead o
+/// for the messages a rank handles beyond one send and one receive in a
+/// round, and, where the ranks share memory rather than torus links
+/// (`shared_memory`), the data a rank receives instead of a link's load.
+struct Machine {
+  double alpha = 1e-6;     ///< seconds per round (one message between neighbours)
+  double beta = 1e-10;     ///< seconds per byte per link direction
+  double delta = 0;        ///< seconds per hop beyond the first
+  double overhead = 0;     ///< seconds per message beyond one send and one receive
+  bool shared_memory = false;
+};
+
+/// Predicted seconds of one allgather with blocks of `block_bytes`:
+/// Σ over rounds of α + δ·(hops−1) + o·(sends+recvs−2) + β·bytes, bytes being
+/// the busiest link's (or, in shared memory, the busiest receiver's).
+double predict(const CostProfile& profile, const Machine& m, double block_bytes);
+
+/// Steps through every round of every rank and records its RoundCost
+/// (O(P · rounds · messages)); schedules with a structural proof and more
+/// than `step_limit` ranks are charged their proven per-round maxima on
+/// every round instead.
+CostProfile profile(const Schedule& schedule, long long step_limit = 4096);
+
+/// The allgathers an MPI library picks from (Open MPI's coll/tuned, MPICH,
+/// SimGrid SMPI's default of one isend/irecv per pair: `kLinear`), run on
+/// the torus with the communicator's rank order and dimension-order routes.
+/// Recursive doubling on a P that is not a power of two, and neighbour
+/// exchange on an odd P, are charged as Open MPI runs them: Bruck, ring.
+enum class VendorAlgorithm { kRing, kNeighborExchange, kRecursiveDoubling, kBruck, kTwoProc, kLinear };
+const char* to_string(VendorAlgorithm a);
+CostProfile vendor_profile(const Torus& torus, VendorAlgorithm a);
+
+/// Which algorithm the vendor's allgather runs for P ranks and blocks of
+/// `block_bytes`: "ompi" (Open MPI 4.1 coll/tuned's fixed decision, also
+/// SimGrid's smpi/allgather:ompi), "mpich" (MPICH's classic thresholds:
+/// recursive doubling below 512 KiB in total for powers of two, Bruck below
+/// 80 KiB, ring above), or a single algorithm ("ring", "rdb", "bruck",
+/// "neighbor"). Empty name: unknown vendor -> false.
+bool vendor_choice(const std::string& vendor, long long P, long long block_bytes, VendorAlgorithm* out);
+
+}  // namespace torusgather

@@ -1,0 +1,239 @@
+// The selector's cost model (issue 7): profiles of schedules and of the
+// vendors' algorithms, the vendors' published selections, predictions with
+// known α, β, δ and o, the choice, and TORUSGATHER_TUNE's parser.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/cost.hpp"
+#include "model/selector.hpp"
+#include "schedule/registry.hpp"
+#include "simulate/simulate.hpp"
+
+using namespace torusgather;
+
+namespace {
+
+std::vector<double> link_blocks(const CostProfile& p) {
+  std::vector<double> out;
+  for (const auto& [times, c] : p.runs)
+    for (long long k = 0; k < times; ++k) out.push_back(c.link_blocks);
+  return out;
+}
+
+std::vector<int> hops(const CostProfile& p) {
+  std::vector<int> out;
+  for (const auto& [times, c] : p.runs)
+    for (long long k = 0; k < times; ++k) out.push_back(c.hops);
+  return out;
+}
+
+Machine latency_only() {
+  Machine m;
+  m.alpha = 1;
+  m.beta = 0;
+  return m;
+}
+
+}  // namespace
+
+TEST(VendorProfile, RingIsPMinusOneNeighbourSteps) {
+  const CostProfile p = vendor_profile(Torus({8}), VendorAlgorithm::kRing);
+  ASSERT_EQ(p.runs.size(), 1u);
+  EXPECT_EQ(p.runs[0].first, 7);
+  EXPECT_EQ(p.runs[0].second, (RoundCost{1, 1, 1, 1, 1}));
+  EXPECT_DOUBLE_EQ(predict(p, latency_only(), 8), 7);
+}
+
+// On a ring of 8, Bruck's step d sends d blocks over d hops; d senders
+// share every link: loads 1, 2·2, 4·4 (the distance-4 ties all go the + way).
+TEST(VendorProfile, BruckOnARingSharesLinks) {
+  const CostProfile p = vendor_profile(Torus({8}), VendorAlgorithm::kBruck);
+  EXPECT_EQ(link_blocks(p), (std::vector<double>{1, 4, 16}));
+  EXPECT_EQ(hops(p), (std::vector<int>{1, 2, 4}));
+  Machine m;
+  m.alpha = 1;
+  m.beta = 0.5;
+  m.delta = 0.25;
+  // Σ α + δ(h-1) + β·s·load with s = 2: (1+0+1) + (1+0.25+4) + (1+0.75+16).
+  EXPECT_DOUBLE_EQ(predict(p, m, 2), 2 + 5.25 + 17.75);
+}
+
+TEST(VendorProfile, RecursiveDoublingAndItsFallback) {
+  const CostProfile p = vendor_profile(Torus({8}), VendorAlgorithm::kRecursiveDoubling);
+  EXPECT_EQ(link_blocks(p), (std::vector<double>{1, 4, 16}));
+  EXPECT_EQ(p.rounds(), 3);
+  // Not a power of two: Open MPI runs Bruck instead.
+  const Torus t({3, 4});
+  EXPECT_EQ(vendor_profile(t, VendorAlgorithm::kRecursiveDoubling).serialize(),
+            vendor_profile(t, VendorAlgorithm::kBruck).serialize());
+  EXPECT_EQ(vendor_profile(t, VendorAlgorithm::kBruck).rounds(), 4);
+}
+
+TEST(VendorProfile, NeighbourExchangeHalvesTheRingsSteps) {
+  const CostProfile p = vendor_profile(Torus({10}), VendorAlgorithm::kNeighborExchange);
+  EXPECT_EQ(p.rounds(), 5);
+  EXPECT_EQ(link_blocks(p), (std::vector<double>{1, 2, 2, 2, 2}));
+  // Odd P: the ring.
+  EXPECT_EQ(vendor_profile(Torus({9}), VendorAlgorithm::kNeighborExchange).rounds(), 8);
+}
+
+TEST(VendorProfile, LinearIsOneRoundOfEveryPair) {
+  const CostProfile p = vendor_profile(Torus({4, 4}), VendorAlgorithm::kLinear);
+  ASSERT_EQ(p.runs.size(), 1u);
+  EXPECT_EQ(p.runs[0].second.sends, 15);
+  EXPECT_EQ(p.runs[0].second.recvs, 15);
+  EXPECT_EQ(p.runs[0].second.hops, 4);
+}
+
+// Open MPI 4.1's table, checked at points where SimGrid's smpi/allgather:ompi
+// was seen to run the same algorithm as the single ones (the lab's 16x16).
+TEST(VendorChoice, OpenMpiAndMpichTables) {
+  VendorAlgorithm a;
+  ASSERT_TRUE(vendor_choice("ompi", 2, 8, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kTwoProc);
+  ASSERT_TRUE(vendor_choice("ompi", 16, 1 << 20, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kRecursiveDoubling);
+  ASSERT_TRUE(vendor_choice("ompi", 64, 1024, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kNeighborExchange);
+  ASSERT_TRUE(vendor_choice("ompi", 64, 65536, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kRing);
+  ASSERT_TRUE(vendor_choice("ompi", 256, 32, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kBruck);
+  ASSERT_TRUE(vendor_choice("ompi", 256, 128, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kRecursiveDoubling);
+  ASSERT_TRUE(vendor_choice("ompi", 5000, 4, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kBruck);
+  ASSERT_TRUE(vendor_choice("mpich", 256, 8, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kRecursiveDoubling);
+  ASSERT_TRUE(vendor_choice("mpich", 343, 8, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kBruck);
+  ASSERT_TRUE(vendor_choice("mpich", 343, 1024, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kRing);
+  ASSERT_TRUE(vendor_choice("default", 64, 8, &a));
+  EXPECT_EQ(a, VendorAlgorithm::kLinear);
+  EXPECT_FALSE(vendor_choice("no-such-mpi", 64, 8, &a));
+}
+
+// A schedule's profile agrees with the simulator: as many rounds as the
+// construction claims, and the same most-loaded link.
+TEST(ScheduleProfile, AgreesWithTheSimulator) {
+  for (const std::string name : {"hamiltonian", "dim-rings", "lee-code", "circulant", "bridgehead"}) {
+    const Torus t({5, 5});
+    std::string why;
+    auto s = try_build(*find_algorithm(name), t, &why);
+    ASSERT_TRUE(s) << name << ": " << why;
+    const CostProfile p = profile(*s);
+    const SimulationReport rep = step_through(*s);
+    EXPECT_EQ(p.rounds(), s->rounds()) << name;
+    double most = 0;
+    int longest = 0;
+    for (const auto& [times, c] : p.runs) {
+      most = std::max(most, c.link_blocks);
+      longest = std::max(longest, c.hops);
+    }
+    EXPECT_DOUBLE_EQ(most, rep.max_link_blocks_per_round) << name;
+    EXPECT_EQ(longest, rep.hops_max) << name;
+  }
+}
+
+// dim-rings on 6x6: 3 + 3 steps, its two colours on the two axes at once
+// in both directions (4 sends, 4 receives per rank); the structural charge for
+// large P is never below the stepped profile.
+TEST(ScheduleProfile, DimRingsRoundsAndMessages) {
+  const Torus t({6, 6});
+  auto s = try_build(*find_algorithm("dim-rings"), t, nullptr);
+  ASSERT_TRUE(s);
+  const CostProfile stepped = profile(*s);
+  EXPECT_EQ(stepped.rounds(), 6);
+  for (const auto& [times, c] : stepped.runs) {
+    EXPECT_EQ(c.sends, 4);
+    EXPECT_EQ(c.recvs, 4);
+    EXPECT_EQ(c.hops, 1);
+  }
+  const CostProfile structural = profile(*s, 1);
+  Machine m;
+  m.overhead = 1e-7;
+  EXPECT_GE(predict(structural, m, 1024), predict(stepped, m, 1024));
+}
+
+TEST(CostModel, OverheadDeltaAndSharedMemory) {
+  CostProfile p;
+  p.add(RoundCost{2, 6, 3, 3, 4}, 2);
+  Machine m;
+  m.alpha = 10;
+  m.beta = 1;
+  m.delta = 2;
+  m.overhead = 0.5;
+  // Per round: α 10 + δ·3 + o·(3+3-2) + β·2·s (s = 1).
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * (10 + 6 + 2 + 2));
+  m.shared_memory = true;  // what a rank receives, not a link's load
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * (10 + 6 + 2 + 6));
+  EXPECT_EQ(CostProfile::deserialize(p.serialize()).runs, p.runs);
+}
+
+TEST(Selector, PicksTheFastestApplicableFirstOnTies) {
+  CostProfile slow, fast;
+  slow.add(RoundCost{1, 1, 1, 1, 1}, 10);
+  fast.add(RoundCost{1, 1, 1, 1, 1}, 3);
+  std::vector<Candidate> c = {{"a", "", "", &slow}, {"b", "", "not here", &fast}, {"c", "", "", &fast},
+                              {"d", "", "", &fast}};
+  EXPECT_EQ(select(c, latency_only(), 8), 2);
+  EXPECT_DOUBLE_EQ(c[0].predicted, 10);
+  const std::string table = format_table(c, 2);
+  EXPECT_NE(table.find("* c"), std::string::npos) << table;
+  EXPECT_NE(table.find("does not apply: not here"), std::string::npos) << table;
+  std::vector<Candidate> none = {{"b", "", "no", &fast}};
+  EXPECT_EQ(select(none, latency_only(), 8), -1);
+}
+
+// Bandwidth against start-ups: with a large α the few-round schedule wins,
+// with a small α and large blocks the bandwidth-optimal one.
+TEST(Selector, KnownMachineKnownChoice) {
+  const Torus t({8, 8});
+  auto ham = try_build(*find_algorithm("hamiltonian"), t, nullptr);
+  auto rings = try_build(*find_algorithm("dim-rings"), t, nullptr);
+  ASSERT_TRUE(ham && rings);
+  const CostProfile ph = profile(*ham), pr = profile(*rings), pb = vendor_profile(t, VendorAlgorithm::kBruck);
+  std::vector<Candidate> c = {{"hamiltonian", "", "", &ph}, {"dim-rings", "", "", &pr}, {"vendor", "", "", &pb}};
+  Machine m;
+  m.alpha = 1e-6;
+  m.beta = 1e-10;
+  m.delta = 1e-6;
+  EXPECT_EQ(c[static_cast<std::size_t>(select(c, m, 8))].name, "dim-rings");  // 8 rounds against 63
+  m.alpha = 1e-4;  // start-ups dominate even more; Bruck's 6 rounds beat 8
+  m.delta = 0;
+  EXPECT_EQ(c[static_cast<std::size_t>(select(c, m, 8))].name, "vendor");
+}
+
+TEST(Tune, ParsesRanges) {
+  const std::vector<std::string> known = {"lee-code", "bridgehead", "hamiltonian", "vendor"};
+  std::vector<TuneRule> rules;
+  std::string why;
+  ASSERT_TRUE(parse_tune("0-4k:lee-code,4k-256k:bridgehead,256k-inf:hamiltonian", known, &rules, &why)) << why;
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[1].lo, 4096);
+  EXPECT_EQ(rules[1].hi, 262144);
+  EXPECT_EQ(rules[2].hi, -1);
+  EXPECT_EQ(tune_lookup(rules, 0)->algorithm, "lee-code");
+  EXPECT_EQ(tune_lookup(rules, 4095)->algorithm, "lee-code");
+  EXPECT_EQ(tune_lookup(rules, 4096)->algorithm, "bridgehead");
+  EXPECT_EQ(tune_lookup(rules, 1LL << 40)->algorithm, "hamiltonian");
+  ASSERT_TRUE(parse_tune("64-1M:vendor", known, &rules, &why)) << why;
+  EXPECT_EQ(tune_lookup(rules, 63), nullptr);  // the model chooses outside the ranges
+  EXPECT_EQ(tune_lookup(rules, 1 << 20), nullptr);
+  EXPECT_EQ(tune_lookup(rules, 1000)->algorithm, "vendor");
+}
+
+TEST(Tune, RejectsMalformedStrings) {
+  const std::vector<std::string> known = {"lee-code", "hamiltonian"};
+  std::vector<TuneRule> rules;
+  for (const std::string bad : {"", "0-4k", "0:lee-code", "4k-0:lee-code", "4k-4k:lee-code", "x-4k:lee-code",
+                                "0-4q:lee-code", "0-4k:nope", "0-4k:lee-code,", "0-8k:lee-code,4k-inf:hamiltonian",
+                                "inf-8:lee-code", "-1-8:lee-code", "0-99999999999999999999:lee-code"}) {
+    std::string why;
+    EXPECT_FALSE(parse_tune(bad, known, &rules, &why)) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+  }
+}
