@@ -187,7 +187,8 @@ int main(int argc, char** argv) {
                 opt.iters, std::max(1, opt.iters / 5), opt.warmup, opt.reps);
     for (std::size_t k = 0; k < n; ++k)
       if (ran[k] != opt.algorithms[k])
-        std::printf("# %s runs %s on this torus\n", opt.algorithms[k].c_str(), ran[k].c_str());
+        std::printf("# %s runs %s on this torus for 1-byte blocks (per size: column ran of --csv/--json)\n",
+                    opt.algorithms[k].c_str(), ran[k].c_str());
     std::printf("%-12s", "# Size(B)");
     for (const auto& a : opt.algorithms) std::printf(" %14s", (a + "(us)").c_str());
     if (opt.vendor)
@@ -211,19 +212,26 @@ int main(int argc, char** argv) {
   }
 
   // Under SimGrid the time is simulated and deterministic: an algorithm that
-  // runs another one timed here under its own name (auto -> hamiltonian)
-  // repeats that one's row instead of simulating the same schedule again.
+  // runs another one timed here under its own name (auto -> hamiltonian at
+  // this size) repeats that one's row instead of simulating the same
+  // schedule again. What runs is asked per size (auto's choice depends on it).
   std::vector<long> same_as(n, -1);
+  auto resolve = [&](int count) {
+    for (std::size_t k = 0; k < n; ++k) {
+      char chosen[64] = "vendor";
+      if (opt.algorithms[k] != "vendor")
+        TG_Algorithm_for(opt.algorithms[k].c_str(), comm, count, dt.type, chosen, sizeof chosen);
+      ran[k] = chosen;
+      same_as[k] = -1;
 #ifdef TORUSGATHER_SMPI
-  for (std::size_t k = 0; k < n; ++k)
-    for (std::size_t j = 0; j < n && ran[k] != opt.algorithms[k]; ++j)
-      if (opt.algorithms[j] == ran[k]) same_as[k] = static_cast<long>(j);
-  if (rank == 0)
-    for (std::size_t k = 0; k < n; ++k)
-      if (same_as[k] >= 0)
-        std::printf("# %s: the row of %s (the same schedule; simulated time is deterministic)\n",
-                    opt.algorithms[k].c_str(), ran[k].c_str());
+      for (std::size_t j = 0; j < n && ran[k] != opt.algorithms[k]; ++j)
+        if (opt.algorithms[j] == ran[k]) same_as[k] = static_cast<long>(j);
+      if (rank == 0 && same_as[k] >= 0)
+        std::printf("# %s at %lld B: the row of %s (the same schedule; simulated time is deterministic)\n",
+                    opt.algorithms[k].c_str(), static_cast<long long>(count) * dt.size, ran[k].c_str());
 #endif
+    }
+  };
   // Every plan is built (and cached on the communicator) before any timing.
   {
     unsigned char one = 1;
@@ -240,6 +248,7 @@ int main(int argc, char** argv) {
     TG_Smpi_traffic_only(shared ? 1 : 0);  // unchecked: same traffic, no packing buffers
 #endif
     const int count = static_cast<int>(bytes / dt.size);
+    resolve(count);
     std::vector<unsigned char> send(static_cast<std::size_t>(bytes ? bytes : 1));
     for (long long i = 0; i < bytes; ++i) send[static_cast<std::size_t>(i)] = pattern(rank, i);
     auto* recv = static_cast<unsigned char*>(allocate(static_cast<std::size_t>(bytes) * size, shared));

@@ -14,8 +14,9 @@ extern "C" {
  *  are mapped onto a torus (a periodic Cartesian communicator's own dims,
  *  else TORUSGATHER_DIMS, else MPI_Dims_create with d = 2) and the data moves
  *  in neighbour-only rounds on a private duplicate of comm. The algorithm is
- *  TORUSGATHER_ALGORITHM (hamiltonian, dim-rings, vendor or auto; default
- *  auto). Errors are raised through comm's error handler. */
+ *  TORUSGATHER_ALGORITHM (a registered algorithm, vendor or auto; default
+ *  auto: the fastest by the calibrated cost model, the vendor's allgather
+ *  included). Errors are raised through comm's error handler. */
 int TG_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm);
 
@@ -36,8 +37,14 @@ int TG_Allgather_noraise(const char *algorithm, const void *sendbuf, int sendcou
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
 /** Writes into name (at most len bytes, NUL-terminated) the algorithm that
- *  TG_Allgather_algorithm(algorithm, ...) would run on comm, building the
- *  communicator's plan if needed (collective on comm in that case). */
+ *  TG_Allgather_algorithm(algorithm, ...) would run on comm for blocks of
+ *  count elements of datatype: "auto" resolved by TORUSGATHER_TUNE or the
+ *  cost model (possibly "vendor"), a declining algorithm by its fallback.
+ *  Collective on comm: the first call builds the communicator's plan, and
+ *  auto's first call for a size calibrates and predicts. */
+int TG_Algorithm_for(const char *algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char *name, int len);
+
+/** TG_Algorithm_for with blocks of one byte. */
 int TG_Algorithm_chosen(const char *algorithm, MPI_Comm comm, char *name, int len);
 
 /** Writes into names (at most len bytes, NUL-terminated) the registered

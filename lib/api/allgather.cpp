@@ -1,48 +1,51 @@
 // TG_Allgather: argument checks, the per-communicator plan, the choice of
 // algorithm, the local copy of the own block, and the executor.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
 
 #include "api/plan.hpp"
 #include "exec/executor.hpp"
+#include "model/selector.hpp"
 #include "schedule/bridgehead.hpp"
 #include "schedule/registry.hpp"
 #include "torusgather/torusgather.h"
+#ifdef TORUSGATHER_SMPI
+#include <xbt/config.hpp>
+#endif
 
 namespace torusgather {
 namespace {
 
 constexpr int kSelfCopyTag = 32000;  // below the MPI minimum of MPI_TAG_UB (32767)
 
-/// Environment parameters, read once (as NCCL's param.h does).
+/// Environment parameters, read once (as NCCL's param.h does). The cost
+/// model's α, β, δ and overhead are read by calibrate().
 struct Environment {
   std::string algorithm = "auto";
   bool verbose = false;
-  /// The start-up α (seconds) and bandwidth 1/β (bytes/s) of the cost model
-  /// r = α/(sβ); defaults: the simulated platform of the benchmarks (1 µs,
-  /// 10 GB/s). Unparsable or non-positive values keep the defaults.
-  double alpha = 1e-6;
-  double bandwidth = 1e10;
-  std::string bridgehead;  ///< TORUSGATHER_BRIDGEHEAD: a,b,k[;a,b,k...]
+  std::string bridgehead;    ///< TORUSGATHER_BRIDGEHEAD: a,b,k[;a,b,k...]
+  std::string vendor_model;  ///< TORUSGATHER_VENDOR_MODEL: ompi, mpich, ring, rdb, bruck, neighbor, linear
+  std::vector<TuneRule> tune;  ///< TORUSGATHER_TUNE
+  std::string tune_error;      ///< why TORUSGATHER_TUNE is malformed
   Environment() {
     if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
     if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
-    positive("TORUSGATHER_ALPHA", &alpha);
-    positive("TORUSGATHER_BANDWIDTH", &bandwidth);
     if (const char* b = std::getenv("TORUSGATHER_BRIDGEHEAD"); b && *b) bridgehead = b;
-  }
-  static void positive(const char* name, double* value) {
-    const char* text = std::getenv(name);
-    if (!text || !*text) return;
-    char* end = nullptr;
-    const double v = std::strtod(text, &end);
-    if (end != text && *end == '\0' && v > 0 && std::isfinite(v)) *value = v;
+    if (const char* m = std::getenv("TORUSGATHER_VENDOR_MODEL"); m && *m) vendor_model = m;
+    if (const char* t = std::getenv("TORUSGATHER_TUNE"); t && *t) {
+      std::vector<std::string> known = {"vendor"};
+      for (const auto& info : algorithms()) known.emplace_back(info.name);
+      if (!parse_tune(t, known, &tune, &tune_error)) tune.clear();
+    }
   }
 };
 const Environment& environment() {
@@ -175,24 +178,110 @@ bool known_name(const std::string& name) {
   return name == "auto" || name == "vendor" || find_algorithm(name) != nullptr;
 }
 
-/// `bridgehead` for blocks of `block_bytes`: a, b, k from
-/// TORUSGATHER_BRIDGEHEAD, else those minimising the cost formula at r =
-/// α/(sβ), with r rounded to a power of 2 so that a few schedules serve all
-/// block sizes (every rank rounds the same r: the type signature's size is
-/// the same on all ranks). Looked up per call by log2 r alone; schedules
-/// are built once per parameter set.
-const Schedule* bridgehead_of(Plan& plan, long long block_bytes, std::string* why) {
-  const Environment& env = environment();
-  const double r = env.alpha * env.bandwidth / static_cast<double>(std::max(1LL, block_bytes));
-  const long bucket = env.bridgehead.empty() ? std::lround(std::log2(r)) : LONG_MIN;
-  if (auto it = plan.bridgehead_by_r.find(bucket); it != plan.bridgehead_by_r.end()) return it->second;
-  std::vector<RingParams> params;
-  if (!env.bridgehead.empty()) {
-    if (!BridgeheadSchedule::parse(env.bridgehead, plan.torus, &params, why)) return nullptr;
-  } else {
-    params = BridgeheadSchedule::best(plan.torus, std::exp2(static_cast<double>(bucket)));
+const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* why);
+int profile_of(Plan& plan, const std::string& key, const std::function<std::string(CostProfile*)>& compute,
+               const CostProfile** out, std::string* why);
+std::string vendor_model();
+
+/// The time of one `call`: the fastest of `reps` runs of two calls in a
+/// row less the fastest of one, each the slowest rank's, so that how far
+/// apart the ranks leave the barrier cancels out.
+double timed(MPI_Comm comm, int reps, const std::function<int()>& call, int* err) {
+  double best[2] = {1e30, 1e30};
+  for (int k = 0; k < reps && *err == MPI_SUCCESS; ++k)
+    for (int calls = 1; calls <= 2 && *err == MPI_SUCCESS; ++calls) {
+      MPI_Barrier(comm);
+      const double t0 = MPI_Wtime();
+      for (int c = 0; c < calls && *err == MPI_SUCCESS; ++c) *err = call();
+      best[calls - 1] = std::min(best[calls - 1], MPI_Wtime() - t0);
+    }
+  if (*err == MPI_SUCCESS) *err = MPI_Allreduce(MPI_IN_PLACE, best, 2, MPI_DOUBLE, MPI_MAX, comm);
+  return best[1] - best[0];
+}
+
+/// What a round costs beyond the machine model in torusgather's executor
+/// and in the vendor's allgather: each runs with 8-byte blocks, and the
+/// time not predicted is spread over its rounds. On a network these are
+/// near 0; on one oversubscribed node they are what decides small blocks.
+int measure_software(Plan& plan, Calibration* c) {
+#ifdef TORUSGATHER_SMPI
+  const int reps = 1;  // simulated time is deterministic
+#else
+  const int reps = 10;
+#endif
+  constexpr int kBytes = 8;
+  std::vector<char> buf(static_cast<std::size_t>(plan.torus.size()) * kBytes, 0);
+  std::string why;
+  const Schedule* rings = schedule_of(plan, "dim-rings", &why);
+  const CostProfile* rp = nullptr;
+  int err = profile_of(plan, "dim-rings", [rings](CostProfile* p) {
+    *p = profile(*rings);
+    return std::string();
+  }, &rp, &why);
+  if (err != MPI_SUCCESS || !rp || rp->rounds() == 0) return err;  // one rank: nothing to measure
+  const double tg = timed(plan.comm, reps, [&] { return execute(*rings, plan.comm, buf.data(), kBytes, MPI_BYTE); }, &err);
+  if (err != MPI_SUCCESS) return err;
+  c->tg_per_round = std::max(0.0, (tg - predict(*rp, c->machine, kBytes)) / static_cast<double>(rp->rounds()));
+  VendorAlgorithm alg;
+  if (!vendor_choice(vendor_model(), plan.torus.size(), kBytes, &alg)) return MPI_SUCCESS;
+  const CostProfile* vp = nullptr;
+  const Torus& t = plan.torus;
+  err = profile_of(plan, std::string("vendor ") + to_string(alg), [&t, alg](CostProfile* p) {
+    *p = vendor_profile(t, alg);
+    return std::string();
+  }, &vp, &why);
+  if (err != MPI_SUCCESS || !vp || vp->rounds() == 0) return err;
+  const double vendor = timed(plan.comm, reps, [&] {
+    return PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf.data(), kBytes, MPI_BYTE, plan.comm);
+  }, &err);
+  if (err != MPI_SUCCESS) return err;
+  c->vendor_per_round = std::max(0.0, (vendor - predict(*vp, c->machine, kBytes)) / static_cast<double>(vp->rounds()));
+  return MPI_SUCCESS;
+}
+
+/// The plan's machine (α, β, δ, overhead) and software costs, calibrated
+/// on first need: collective on the plan's communicator.
+int machine_of(Plan& plan, const Machine** m) {
+  if (!plan.calibration) {
+    auto c = std::make_unique<Calibration>();
+    int err = calibrate(plan.comm, plan.torus, c.get());
+    if (err == MPI_SUCCESS) err = measure_software(plan, c.get());
+    if (err != MPI_SUCCESS) return err;
+    plan.calibration = std::move(c);
   }
-  const std::string key = "bridgehead " + BridgeheadSchedule::to_string(params);
+  *m = &plan.calibration->machine;
+  return MPI_SUCCESS;
+}
+
+/// bridgehead's a, b, k for blocks of `block_bytes`: TORUSGATHER_BRIDGEHEAD,
+/// else those minimising the cost formula at r = α/(sβ), r rounded to a
+/// power of 2 so that a few schedules serve all block sizes (every rank
+/// rounds the same r: the calibration is agreed and the type signature's
+/// size is the same on all ranks). *bucket gets the cache key of the choice.
+bool bridgehead_params(const Plan& plan, const Machine& m, long long block_bytes, std::vector<RingParams>* params,
+                       long* bucket, std::string* why) {
+  const Environment& env = environment();
+  const double r = m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)));
+  *bucket = env.bridgehead.empty() ? std::lround(std::log2(r)) : LONG_MIN;
+  if (!env.bridgehead.empty()) return BridgeheadSchedule::parse(env.bridgehead, plan.torus, params, why);
+  *params = BridgeheadSchedule::best(plan.torus, std::exp2(static_cast<double>(*bucket)));
+  return true;
+}
+
+std::string bridgehead_key(const std::vector<RingParams>& params) {
+  return "bridgehead " + BridgeheadSchedule::to_string(params);
+}
+
+/// `bridgehead` for blocks of `block_bytes` (see bridgehead_params), looked
+/// up per call by log2 r alone; schedules are built once per parameter set.
+const Schedule* bridgehead_of(Plan& plan, const Machine& m, long long block_bytes, std::string* why) {
+  const double r = m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)));
+  const long quick = environment().bridgehead.empty() ? std::lround(std::log2(r)) : LONG_MIN;
+  if (auto it = plan.bridgehead_by_r.find(quick); it != plan.bridgehead_by_r.end()) return it->second;
+  std::vector<RingParams> params;
+  long bucket = 0;
+  if (!bridgehead_params(plan, m, block_bytes, &params, &bucket, why)) return nullptr;
+  const std::string key = bridgehead_key(params);
   const Schedule* s = nullptr;
   if (auto it = plan.schedules.find(key); it != plan.schedules.end()) {
     s = it->second.get();
@@ -219,25 +308,188 @@ const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* wh
   return (plan.schedules[name] = std::move(schedule)).get();
 }
 
-/// What runs for `requested`: its schedule, or nullptr for the vendor's
-/// allgather; *chosen names it, *note says why it differs from the request.
-/// auto: hamiltonian where a decomposition exists, else dim-rings (the
-/// cost-model selector is a later stage). A forced algorithm that declines
-/// the shape falls back to dim-rings, which applies to every shape.
-const Schedule* choose(Plan& plan, const std::string& requested, long long block_bytes, std::string* chosen,
-                       std::string* note) {
-  *chosen = requested;
-  if (requested == "vendor") return nullptr;
-  const std::string first = requested == "auto" ? "hamiltonian" : requested;
-  std::string why;
-  const Schedule* s = first == "bridgehead" ? bridgehead_of(plan, block_bytes, &why) : schedule_of(plan, first, &why);
-  if (s) {
-    *chosen = first;
-    return s;
+/// The cost profile stored under `key`, computed by rank 0 alone and
+/// broadcast: the other ranks need not build schedules they will not run,
+/// and every rank predicts from the same numbers. `compute` returns why
+/// there is no profile, or "". Collective on the plan's communicator the
+/// first time a key is asked for.
+int profile_of(Plan& plan, const std::string& key, const std::function<std::string(CostProfile*)>& compute,
+               const CostProfile** out, std::string* why) {
+  *out = nullptr;
+  if (auto it = plan.profiles.find(key); it != plan.profiles.end()) {
+    *out = &it->second;
+    return MPI_SUCCESS;
   }
-  *note = first + " does not apply: " + why;
-  *chosen = "dim-rings";
-  return schedule_of(plan, "dim-rings", &why);
+  if (auto it = plan.profile_declined.find(key); it != plan.profile_declined.end()) {
+    *why = it->second;
+    return MPI_SUCCESS;
+  }
+  int rank = 0;
+  MPI_Comm_rank(plan.comm, &rank);
+  std::vector<double> flat;
+  long long n = -1;
+  std::string reason;
+  if (rank == 0) {
+    CostProfile p;
+    reason = compute(&p);
+    if (reason.empty()) {
+      flat = p.serialize();
+      n = static_cast<long long>(flat.size());
+    }
+  }
+  int err = MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, plan.comm);
+  if (err != MPI_SUCCESS) return err;
+  if (n < 0) {
+    *why = plan.profile_declined[key] = rank == 0 ? reason : "declined on rank 0";
+    return MPI_SUCCESS;
+  }
+  flat.resize(static_cast<std::size_t>(n));
+  if (n > 0 && (err = MPI_Bcast(flat.data(), static_cast<int>(n), MPI_DOUBLE, 0, plan.comm)) != MPI_SUCCESS) return err;
+  *out = &(plan.profiles[key] = CostProfile::deserialize(flat));
+  return MPI_SUCCESS;
+}
+
+/// The vendor allgather's model: TORUSGATHER_VENDOR_MODEL, else what the
+/// MPI library is (under SimGrid SMPI: its smpi/allgather setting).
+std::string vendor_model() {
+  if (!environment().vendor_model.empty()) return environment().vendor_model;
+#ifdef TORUSGATHER_SMPI
+  std::string name = simgrid::config::get_value<std::string>("smpi/allgather");
+  if (name.empty()) name = simgrid::config::get_value<std::string>("smpi/coll-selector");
+  return name;
+#else
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  const std::string v = version;
+  if (v.find("Open MPI") != std::string::npos) return "ompi";
+  if (v.find("MPICH") != std::string::npos) return "mpich";
+  return {};
+#endif
+}
+
+/// What `auto` runs for blocks of `block_bytes`: the candidate the cost
+/// model predicts fastest (issue 7), the table printed on rank 0 once per
+/// communicator and size class under TORUSGATHER_VERBOSE. Collective.
+int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
+  if (auto it = plan.auto_choice.find(block_bytes); it != plan.auto_choice.end()) {
+    *chosen = it->second;
+    return MPI_SUCCESS;
+  }
+  const Machine* m = nullptr;
+  int err = machine_of(plan, &m);
+  if (err != MPI_SUCCESS) return err;
+  std::vector<Candidate> candidates;
+  for (const AlgorithmInfo& info : algorithms()) {
+    Candidate c;
+    c.name = info.name;
+    if (c.why_not = info.not_applicable(plan.torus); !c.why_not.empty()) {
+      candidates.push_back(c);
+      continue;
+    }
+    std::string key = c.name;
+    std::function<std::string(CostProfile*)> compute = [&plan, &key](CostProfile* p) {
+      std::string why;
+      const Schedule* s = schedule_of(plan, key, &why);
+      if (s) *p = profile(*s);
+      return s ? std::string() : why;
+    };
+    if (c.name == "bridgehead") {
+      std::vector<RingParams> params;
+      long bucket = 0;
+      if (!bridgehead_params(plan, *m, block_bytes, &params, &bucket, &c.why_not)) {
+        candidates.push_back(c);
+        continue;
+      }
+      key = bridgehead_key(params);
+      c.detail = BridgeheadSchedule::to_string(params);
+      compute = [&plan, m, block_bytes](CostProfile* p) {
+        std::string why;
+        const Schedule* s = bridgehead_of(plan, *m, block_bytes, &why);
+        if (s) *p = profile(*s);
+        return s ? std::string() : why;
+      };
+    }
+    if ((err = profile_of(plan, key, compute, &c.profile, &c.why_not)) != MPI_SUCCESS) return err;
+    c.per_round = plan.calibration->tg_per_round;
+    candidates.push_back(c);
+  }
+  Candidate vendor;
+  vendor.name = "vendor";
+  const std::string model = vendor_model();
+  VendorAlgorithm alg;
+  if (!vendor_choice(model, plan.torus.size(), block_bytes, &alg)) {
+    vendor.why_not = "no model of this MPI library's allgather" + (model.empty() ? "" : " '" + model + "'") +
+                     " (TORUSGATHER_VENDOR_MODEL)";
+  } else {
+    vendor.detail = model + ": " + to_string(alg);
+    const Torus& t = plan.torus;
+    err = profile_of(plan, std::string("vendor ") + to_string(alg),
+                     [&t, alg](CostProfile* p) {
+                       *p = vendor_profile(t, alg);
+                       return std::string();
+                     },
+                     &vendor.profile, &vendor.why_not);
+    if (err != MPI_SUCCESS) return err;
+    vendor.per_round = plan.calibration->vendor_per_round;
+  }
+  candidates.push_back(vendor);
+  const int best = select(candidates, *m, static_cast<double>(block_bytes));
+  *chosen = best < 0 ? "dim-rings" : candidates[static_cast<std::size_t>(best)].name;
+  if (plan.auto_choice.size() > 4096) plan.auto_choice.clear();  // programs with many sizes: bounded memory
+  plan.auto_choice[block_bytes] = *chosen;
+  int rank = 0;
+  MPI_Comm_rank(plan.comm, &rank);
+  const long size_class = std::lround(std::floor(std::log2(static_cast<double>(std::max(1LL, block_bytes)))));
+  if (environment().verbose && rank == 0 && plan.announced.insert("auto/" + std::to_string(size_class)).second)
+    std::fprintf(stderr,
+                 "torusgather: auto on a %s torus (%lld ranks), blocks of %lld B; machine (%s): alpha %.3g us, "
+                 "beta %.3g ns/B, delta %.3g us/hop, overhead %.3g us/message%s; software per round: torusgather "
+                 "%.3g us, vendor %.3g us; predicted:\n%s",
+                 plan.torus.to_string().c_str(), static_cast<long long>(plan.torus.size()), block_bytes,
+                 plan.calibration->source.c_str(), m->alpha * 1e6, m->beta * 1e9, m->delta * 1e6, m->overhead * 1e6,
+                 m->shared_memory ? ", shared memory" : "", plan.calibration->tg_per_round * 1e6,
+                 plan.calibration->vendor_per_round * 1e6, format_table(candidates, best).c_str());
+  return MPI_SUCCESS;
+}
+
+/// What runs for `requested` with blocks of `block_bytes`: its schedule, or
+/// nullptr for the vendor's allgather; *chosen names it, *note says why it
+/// differs from the request. auto: a TORUSGATHER_TUNE range's algorithm,
+/// else the cost model's choice. A forced algorithm that declines the shape
+/// falls back to dim-rings, which applies to every shape. Collective (the
+/// calibration and cost profiles are built on first need).
+int choose(Plan& plan, const std::string& requested, long long block_bytes, const Schedule** schedule,
+           std::string* chosen, std::string* note) {
+  *schedule = nullptr;
+  *chosen = requested;
+  std::string first = requested;
+  if (requested == "auto") {
+    if (const TuneRule* rule = tune_lookup(environment().tune, block_bytes)) {
+      first = rule->algorithm;
+      *note = "TORUSGATHER_TUNE";
+    } else if (const int err = auto_choice(plan, block_bytes, &first); err != MPI_SUCCESS) {
+      return err;
+    }
+  }
+  *chosen = first;
+  if (first == "vendor") return MPI_SUCCESS;
+  std::string why;
+  const Schedule* s = nullptr;
+  if (first == "bridgehead") {
+    const Machine* m = nullptr;
+    if (const int err = machine_of(plan, &m); err != MPI_SUCCESS) return err;
+    s = bridgehead_of(plan, *m, block_bytes, &why);
+  } else {
+    s = schedule_of(plan, first, &why);
+  }
+  if (!s) {
+    *note = first + " does not apply: " + why;
+    *chosen = "dim-rings";
+    s = schedule_of(plan, "dim-rings", &why);
+  }
+  *schedule = s;
+  return MPI_SUCCESS;
 }
 
 /// The allgather; errors are returned, or also raised through the error
@@ -259,6 +511,12 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
                    algorithm_names().c_str());
     return raise(comm, MPI_ERR_ARG);
   }
+  if (requested == "auto" && !environment().tune_error.empty()) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) std::fprintf(stderr, "torusgather: TORUSGATHER_TUNE: %s\n", environment().tune_error.c_str());
+    return raise(comm, MPI_ERR_ARG);
+  }
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (recvcount < 0 || (!in_place && sendcount < 0)) return raise(comm, MPI_ERR_COUNT);
   if (recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL)) return raise(comm, MPI_ERR_TYPE);
@@ -278,6 +536,23 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
       MPI_SUCCESS)
     return raise(comm, err);
 
+  std::string note, chosen = "self";
+  const Schedule* schedule = nullptr;
+  if (size > 1) {
+    int type_size = 0;
+    MPI_Type_size(recvtype, &type_size);
+    const long long block_bytes = static_cast<long long>(recvcount) * type_size;
+    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
+      return raise(comm, err);
+    // bridgehead's a, b, k depend on the block size: name them.
+    if (environment().verbose && chosen == "bridgehead")
+      chosen += " (" + BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule*>(schedule)->params()) + ")";
+    if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
+      std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n",
+                   plan->torus.to_string().c_str(), size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
+    if (!schedule) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  }
+
   MPI_Aint lb = 0, extent = 0;
   MPI_Type_get_extent(recvtype, &lb, &extent);
   char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(rank) * recvcount * extent;
@@ -289,18 +564,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
                        kSelfCopyTag, plan->comm, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS) return raise(comm, err);
   }
-  if (size == 1) return MPI_SUCCESS;
-
-  std::string note, chosen;
-  int type_size = 0;
-  MPI_Type_size(recvtype, &type_size);
-  const Schedule* schedule = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, &chosen, &note);
-  // bridgehead's a, b, k depend on the block size: name them.
-  if (environment().verbose && chosen == "bridgehead")
-    chosen += " (" + BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule*>(schedule)->params()) + ")";
-  if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
-    std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n", plan->torus.to_string().c_str(),
-                 size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
+  if (!schedule) return MPI_SUCCESS;  // one rank
   err = execute(*schedule, plan->comm, recvbuf, recvcount, recvtype);
   return raise(comm, err);
 }
@@ -324,22 +588,33 @@ extern "C" int TG_Allgather_noraise(const char* algorithm, const void* sendbuf, 
   return torusgather::allgather(false, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-extern "C" int TG_Algorithm_chosen(const char* algorithm, MPI_Comm comm, char* name, int len) {
+extern "C" int TG_Algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char* name,
+                                int len) {
   using namespace torusgather;
   const std::string requested = algorithm ? algorithm : environment().algorithm;
-  if (!known_name(requested)) return MPI_ERR_ARG;
+  if (!known_name(requested) || count < 0 || datatype == MPI_DATATYPE_NULL || !name) return MPI_ERR_ARG;
+  if (requested == "auto" && !environment().tune_error.empty()) return MPI_ERR_ARG;
   std::string chosen = requested;
   if (requested != "vendor") {
     Plan* plan = nullptr;
     if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
+    int type_size = 0;
+    MPI_Type_size(datatype, &type_size);
     std::string note;
-    choose(*plan, requested, 1, &chosen, &note);
+    const Schedule* schedule = nullptr;
+    if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, &schedule, &chosen, &note);
+        err != MPI_SUCCESS)
+      return err;
   }
   if (len > 0) {
     std::strncpy(name, chosen.c_str(), static_cast<std::size_t>(len) - 1);
     name[len - 1] = '\0';
   }
   return MPI_SUCCESS;
+}
+
+extern "C" int TG_Algorithm_chosen(const char* algorithm, MPI_Comm comm, char* name, int len) {
+  return TG_Algorithm_for(algorithm, comm, 1, MPI_BYTE, name, len);
 }
 
 extern "C" int TG_Algorithm_list(char* names, int len) {

@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 
+#include "api/calibrate.hpp"
+#include "model/cost.hpp"
 #include "schedule/schedule.hpp"
 
 namespace torusgather {
@@ -20,6 +22,10 @@ struct Plan {
   std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
   std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
   std::map<long, const Schedule*> bridgehead_by_r;             ///< round(log2 r) -> bridgehead (in schedules)
+  std::unique_ptr<Calibration> calibration;                     ///< measured on first need (collective)
+  std::map<std::string, CostProfile> profiles;                  ///< cost profiles by schedule key or "vendor ALG"
+  std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile
+  std::map<long long, std::string> auto_choice;                 ///< block bytes -> what auto runs
 
   explicit Plan(Torus t) : torus(std::move(t)) {}
 };

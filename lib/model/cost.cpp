@@ -149,26 +149,24 @@ CostProfile profile(const Schedule& s, long long step_limit) {
   std::vector<std::unique_ptr<RankProgram>> programs;
   programs.reserve(static_cast<std::size_t>(P));
   for (Rank r = 0; r < P; ++r) programs.push_back(s.program(r));
-  RoundLoad load(P, s.link_ports());
+  // Loads on the physical torus: a neighbour call of a torus schedule
+  // takes its port; every other call (routed calls, and the links of a
+  // circulant or chordal ring) is one MPI message from sender to receiver,
+  // which the network routes in dimension order, whatever path the paper
+  // drew for it.
+  RoundLoad load(P, t.ports());
   RoundOps ops;
   for (long long round = 1; round <= s.rounds(); ++round) {
     for (Rank r = 0; r < P; ++r) {
       programs[static_cast<std::size_t>(r)]->next_round(ops);
       for (const Transfer& x : ops.sends) {
         const double blocks = transfer_blocks(t, x, s.colours());
-        Rank at = r;
-        int hops = 1;
-        if (x.routed() && x.route) {
-          for (Port p : *x.route) {
-            load.link(at, p, blocks);
-            at = s.link_target(at, p);
-          }
-          hops = static_cast<int>(x.route->size());
-        } else {
+        if (!x.routed() && s.torus_network()) {
           load.link(r, x.port, blocks);
-          at = s.link_target(r, x.port);
+          load.message(r, t.neighbor(r, x.port), blocks, 1);
+        } else {
+          routed_message(t, load, r, x.routed() ? x.peer : s.link_target(r, x.port), blocks);
         }
-        load.message(r, at, blocks, hops);
       }
     }
     out.add(load.finish());

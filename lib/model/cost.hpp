@@ -56,7 +56,9 @@ struct Machine {
 double predict(const CostProfile& profile, const Machine& m, double block_bytes);
 
 /// Steps through every round of every rank and records its RoundCost
-/// (O(P · rounds · messages)); schedules with a structural proof and more
+/// (O(P · rounds · messages)) on the physical torus: calls between ranks
+/// that are not torus neighbours take the dimension-order route (what the
+/// network does with one MPI message), not the paper's dipath. Schedules with a structural proof and more
 /// than `step_limit` ranks are charged their proven per-round maxima on
 /// every round instead.
 CostProfile profile(const Schedule& schedule, long long step_limit = 4096);

@@ -15,11 +15,12 @@ struct Candidate {
   std::string detail;           ///< e.g. the vendor's algorithm at this size, bridgehead's a,b,k
   std::string why_not;          ///< non-empty: does not apply (the reason)
   const CostProfile* profile = nullptr;
+  double per_round = 0;         ///< measured software cost per round beyond the machine model (seconds)
   double predicted = 0;         ///< seconds, filled by select()
 };
 
 /// Fills every applicable candidate's prediction for blocks of
-/// `block_bytes` and returns the index of the fastest (the first on a tie,
+/// `block_bytes` (the model's time plus per_round for each round) and returns the index of the fastest (the first on a tie,
 /// so the order of the candidates is the preference); -1 if none applies.
 int select(std::vector<Candidate>& candidates, const Machine& m, double block_bytes);
 

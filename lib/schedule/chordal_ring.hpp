@@ -33,6 +33,7 @@ class ChordalRingSchedule final : public ExplicitSchedule {
   int link_ports() const override { return 3; }
   /// Port 0: i-1, port 1: i+1, port 2: the chord (i+c for even i, i-c for odd i).
   Rank link_target(Rank r, Port p) const override;
+  bool torus_network() const override { return false; }
   int chord() const { return c_; }
 
  private:

@@ -34,6 +34,7 @@ class CirculantSchedule final : public ExplicitSchedule {
   int link_ports() const override { return 4; }
   /// Ports 0/1: -s/+s, 2/3: -(s+1)/+(s+1) (so opposite(p) == p ^ 1).
   Rank link_target(Rank r, Port p) const override;
+  bool torus_network() const override { return false; }
   /// The most blocks the tree puts on one link in one round (p = 0), or p.
   long long link_blocks() const { return link_blocks_; }
 

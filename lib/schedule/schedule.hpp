@@ -136,6 +136,9 @@ class Schedule {
   /// default; a circulant or chordal ring on the same ranks overrides both.
   virtual int link_ports() const { return torus_.ports(); }
   virtual Rank link_target(Rank r, Port p) const { return torus_.neighbor(r, p); }
+  /// False where link_ports/link_target describe another graph than the
+  /// torus: its links are then multi-hop paths of the physical torus.
+  virtual bool torus_network() const { return true; }
   /// The sum over rounds of each round's longest route, in hops: the
   /// coefficient of the per-hop delay in a circuit-switched cost formula
   /// (seed 004: 4α + 12δ + ...). Negative: no claim.

@@ -116,8 +116,9 @@ TEST(VendorChoice, OpenMpiAndMpichTables) {
   EXPECT_FALSE(vendor_choice("no-such-mpi", 64, 8, &a));
 }
 
-// A schedule's profile agrees with the simulator: as many rounds as the
-// construction claims, and the same most-loaded link.
+// A schedule's profile agrees with the simulator where both see the same
+// links: neighbour-only schedules, and calls along one axis (bridgehead)
+// or on minimal dipaths (lee-code's longest call).
 TEST(ScheduleProfile, AgreesWithTheSimulator) {
   for (const std::string name : {"hamiltonian", "dim-rings", "lee-code", "circulant", "bridgehead"}) {
     const Torus t({5, 5});
@@ -133,7 +134,16 @@ TEST(ScheduleProfile, AgreesWithTheSimulator) {
       most = std::max(most, c.link_blocks);
       longest = std::max(longest, c.hops);
     }
-    EXPECT_DOUBLE_EQ(most, rep.max_link_blocks_per_round) << name;
+    if (name == "circulant") {
+      // The links ±3, ±4 of the circulant G(25; 3, 4) are paths of the
+      // 5x5 torus, and its calls go to ranks up to 4 torus hops away: the
+      // simulator counts the circulant's links, the model the torus's.
+      EXPECT_EQ(rep.hops_max, 1);
+      EXPECT_EQ(longest, 4);
+      EXPECT_GT(most, rep.max_link_blocks_per_round);
+      continue;
+    }
+    if (name != "lee-code") EXPECT_DOUBLE_EQ(most, rep.max_link_blocks_per_round) << name;
     EXPECT_EQ(longest, rep.hops_max) << name;
   }
 }
@@ -184,6 +194,9 @@ TEST(Selector, PicksTheFastestApplicableFirstOnTies) {
   const std::string table = format_table(c, 2);
   EXPECT_NE(table.find("* c"), std::string::npos) << table;
   EXPECT_NE(table.find("does not apply: not here"), std::string::npos) << table;
+  // A measured software cost of 3 per round: 3 rounds cost 3 + 9 > 10.
+  c[2].per_round = c[3].per_round = 3;
+  EXPECT_EQ(select(c, latency_only(), 8), 0);
   std::vector<Candidate> none = {{"b", "", "no", &fast}};
   EXPECT_EQ(select(none, latency_only(), 8), -1);
 }

@@ -1,0 +1,188 @@
+#include "api/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <vector>
+
+namespace torusgather {
+namespace {
+
+constexpr int kCalibrationTag = 32001;  // below MPI's minimum MPI_TAG_UB (32767)
+constexpr int kSmallBytes = 8;
+constexpr int kLargeBytes = 65536;
+constexpr int kRepetitions = 20;
+
+/// The ranks that take part, the same on every rank: 0 measures against
+/// its + neighbour on the first axis of side > 1 (α, β), a rank two hops
+/// away (δ), and all its distinct neighbours at once (the overhead).
+struct Roles {
+  Rank near = -1, far = -1;
+  std::vector<Rank> neighbours;
+  explicit Roles(const Torus& t) {
+    const auto axes = t.active_axes();
+    if (axes.empty()) return;
+    near = t.neighbor(0, make_port(axes[0], true));
+    if (t.dim(axes[0]) >= 4)
+      far = t.shift(0, axes[0], 2);
+    else if (axes.size() > 1)
+      far = t.neighbor(near, make_port(axes[1], true));
+    std::set<Rank> seen;
+    for (Port p = 0; p < t.ports(); ++p) {
+      const Rank n = t.neighbor(0, p);
+      if (n != 0 && seen.insert(n).second) neighbours.push_back(n);
+    }
+  }
+};
+
+/// Rank 0 sends `bytes` to each of `peers` at once, each answers with the
+/// same, repeatedly; returns (on rank 0) the fastest repetition's time.
+double bounce(MPI_Comm comm, int rank, const std::vector<Rank>& peers, int bytes, int reps) {
+  const bool mine = rank == 0 || std::find(peers.begin(), peers.end(), rank) != peers.end();
+  if (!mine) return 0;
+  std::vector<char> buf(static_cast<std::size_t>(bytes) * (peers.size() + 1), 1);
+  double best = 1e30;
+  for (int k = 0; k < reps; ++k) {
+    if (rank == 0) {
+      std::vector<MPI_Request> req(2 * peers.size());
+      const double t0 = MPI_Wtime();
+      for (std::size_t i = 0; i < peers.size(); ++i) {
+        MPI_Irecv(buf.data() + (i + 1) * bytes, bytes, MPI_BYTE, static_cast<int>(peers[i]), kCalibrationTag, comm,
+                  &req[i]);
+        MPI_Isend(buf.data(), bytes, MPI_BYTE, static_cast<int>(peers[i]), kCalibrationTag, comm,
+                  &req[peers.size() + i]);
+      }
+      MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+      best = std::min(best, MPI_Wtime() - t0);
+    } else {
+      MPI_Recv(buf.data(), bytes, MPI_BYTE, 0, kCalibrationTag, comm, MPI_STATUS_IGNORE);
+      MPI_Send(buf.data(), bytes, MPI_BYTE, 0, kCalibrationTag, comm);
+    }
+  }
+  return best;
+}
+
+Machine measure(MPI_Comm comm, const Torus& t) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const Roles roles(t);
+  Machine m;
+  if (roles.near < 0) return m;
+  // Half round trips between neighbours: t(m) = α + mβ.
+  const double small = bounce(comm, rank, {roles.near}, kSmallBytes, kRepetitions) / 2;
+  const double large = bounce(comm, rank, {roles.near}, kLargeBytes, kRepetitions / 2) / 2;
+  const double far = roles.far >= 0 ? bounce(comm, rank, {roles.far}, kSmallBytes, kRepetitions) / 2 : small;
+  // All neighbours at once against one: the extra messages' cost each.
+  const double one = bounce(comm, rank, {roles.near}, kSmallBytes, kRepetitions);
+  const double all = bounce(comm, rank, roles.neighbours, kSmallBytes, kRepetitions);
+  m.beta = std::max(1e-13, (large - small) / (kLargeBytes - kSmallBytes));
+  m.alpha = std::max(1e-9, small - kSmallBytes * m.beta);
+  m.delta = std::max(0.0, far - small);
+  const std::size_t extra = 2 * (roles.neighbours.size() - 1);
+  m.overhead = extra ? std::max(0.0, (all - one) / static_cast<double>(extra)) : 0.0;
+  return m;
+}
+
+std::string shape_key(const Torus& t, bool shared) {
+  return std::to_string(t.size()) + " " + t.to_string() + " " + (shared ? "shared" : "network");
+}
+
+bool read_cache(const char* path, const std::string& key, Machine* m) {
+  FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[512];
+  bool found = false;
+  while (std::fgets(line, sizeof line, f)) {
+    char p[32], dims[128], kind[32];
+    double a, b, d, o;
+    if (std::sscanf(line, "%31s %127s %31s %lg %lg %lg %lg", p, dims, kind, &a, &b, &d, &o) == 7 &&
+        key == std::string(p) + " " + dims + " " + kind && a > 0 && b > 0 && d >= 0 && o >= 0) {
+      m->alpha = a;
+      m->beta = b;
+      m->delta = d;
+      m->overhead = o;
+      found = true;  // the last matching line wins
+    }
+  }
+  std::fclose(f);
+  return found;
+}
+
+void write_cache(const char* path, const std::string& key, const Machine& m) {
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s %.6e %.6e %.6e %.6e\n", key.c_str(), m.alpha, m.beta, m.delta, m.overhead);
+    std::fclose(f);
+  }
+}
+
+/// A positive (or, for δ and o, non-negative) number from the environment.
+bool env_number(const char* name, bool zero_ok, double* out) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return false;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(v) || v < 0 || (v == 0 && !zero_ok)) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // One node: the ranks share memory, and what a rank receives, not a
+  // torus link, is the bottleneck.
+  bool shared = false;
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
+      node != MPI_COMM_NULL) {
+    int node_size = 0;
+    MPI_Comm_size(node, &node_size);
+    shared = node_size == size;
+    MPI_Comm_free(&node);
+  }
+  Machine m;
+  bool all_given = true;
+  for (const char* name : {"TORUSGATHER_ALPHA", "TORUSGATHER_BANDWIDTH", "TORUSGATHER_DELTA", "TORUSGATHER_OVERHEAD"})
+    all_given = all_given && std::getenv(name) && *std::getenv(name);
+  const char* cache = std::getenv("TORUSGATHER_CALIBRATION_FILE");
+  if (cache && !*cache) cache = nullptr;
+  const std::string key = shape_key(torus, shared);
+  // 0: measure; 1: rank 0 read it from the cache file; 2: all four given.
+  int cached = all_given ? 2 : 0;
+  if (rank == 0 && cache && !all_given) cached = read_cache(cache, key, &m) ? 1 : 0;
+  int err = MPI_Bcast(&cached, 1, MPI_INT, 0, comm);
+  if (err != MPI_SUCCESS) return err;
+  out->source = "defaults";
+  if (cached == 0) {
+    m = measure(comm, torus);
+    out->source = "measured";
+    if (rank == 0 && cache) write_cache(cache, key, m);
+  } else if (cached == 1) {
+    out->source = std::string("cache file ") + cache;
+  }
+  // Rank 0 applies the overrides too, so that every rank models the same
+  // machine whatever its own environment says.
+  if (rank == 0) {
+    double v = 0;
+    if (env_number("TORUSGATHER_ALPHA", false, &v)) m.alpha = v, out->source += ", TORUSGATHER_ALPHA";
+    if (env_number("TORUSGATHER_BANDWIDTH", false, &v)) m.beta = 1 / v, out->source += ", TORUSGATHER_BANDWIDTH";
+    if (env_number("TORUSGATHER_DELTA", true, &v)) m.delta = v, out->source += ", TORUSGATHER_DELTA";
+    if (env_number("TORUSGATHER_OVERHEAD", true, &v)) m.overhead = v, out->source += ", TORUSGATHER_OVERHEAD";
+  }
+  double values[4] = {m.alpha, m.beta, m.delta, m.overhead};
+  if ((err = MPI_Bcast(values, 4, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return err;
+  m.alpha = values[0];
+  m.beta = values[1];
+  m.delta = values[2];
+  m.overhead = values[3];
+  m.shared_memory = shared;
+  out->machine = m;
+  return MPI_SUCCESS;
+}
+
+}  // namespace torusgather

@@ -1,0 +1,30 @@
+// Measures the cost model's machine parameters once per communicator
+// (issue 7 §2): α, β, δ and the per-message overhead between torus
+// neighbours, agreed across ranks, with overrides and an optional cache file.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "model/cost.hpp"
+#include "topology/torus.hpp"
+
+namespace torusgather {
+
+struct Calibration {
+  Machine machine;
+  std::string source;  ///< "measured", "cache file F", plus the overridden parameters
+  /// What a round of torusgather's executor and of the vendor's allgather
+  /// cost beyond the machine model, measured with small blocks (seconds).
+  double tg_per_round = 0;
+  double vendor_per_round = 0;
+};
+
+/// Collective on comm (the plan's private communicator, rank r = torus rank
+/// r). Rank 0 measures, or reads TORUSGATHER_CALIBRATION_FILE, and
+/// broadcasts; TORUSGATHER_ALPHA, TORUSGATHER_BANDWIDTH, TORUSGATHER_DELTA
+/// and TORUSGATHER_OVERHEAD replace what they name.
+int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out);
+
+}  // namespace torusgather
