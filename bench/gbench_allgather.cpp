@@ -135,14 +135,21 @@ int main(int argc, char** argv) {
     }
   }
   world.algorithms = tgbench::expand(tgbench::split(algorithms, ','), world.comm);
-  std::vector<std::string> labels;
+  // labels[k][j]: what algorithm k runs at sizes[j] (auto's choice depends
+  // on the size); asked on every rank, since the first ask is collective.
+  std::vector<std::vector<std::string>> labels;
   for (const auto& a : world.algorithms) {
-    char chosen[64] = "vendor";
-    if (a != "vendor" && TG_Algorithm_chosen(a.c_str(), world.comm, chosen, sizeof chosen) != MPI_SUCCESS) {
-      if (world.rank == 0) std::fprintf(stderr, "tg-gbench: unknown algorithm '%s'\n", a.c_str());
-      bad = true;
+    labels.emplace_back();
+    for (long long bytes : sizes) {
+      char chosen[64] = "vendor";
+      if (!bad && a != "vendor" &&
+          TG_Algorithm_for(a.c_str(), world.comm, static_cast<int>(bytes), MPI_BYTE, chosen, sizeof chosen) !=
+              MPI_SUCCESS) {
+        if (world.rank == 0) std::fprintf(stderr, "tg-gbench: unknown algorithm '%s'\n", a.c_str());
+        bad = true;
+      }
+      labels.back().push_back(a == chosen ? "" : std::string("runs ") + chosen);
     }
-    labels.push_back(a == chosen ? "" : std::string("runs ") + chosen);
   }
   if (bad) {
     if (world.rank == 0) std::fprintf(stderr, "usage: tg-gbench [--sizes 8,1K,1M] [--algorithms vendor,all] [--benchmark_*]\n");
@@ -156,10 +163,10 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&rest_argc, rest.data());
     if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) status = 2;
     for (std::size_t k = 0; k < world.algorithms.size() && status == 0; ++k)
-      for (long long bytes : sizes) {
+      for (std::size_t j = 0; j < sizes.size(); ++j) {
         auto* b = benchmark::RegisterBenchmark(("allgather/" + world.algorithms[k]).c_str(), bm_allgather,
-                                               static_cast<long long>(k), labels[k]);
-        b->Arg(bytes)->UseManualTime()->Unit(benchmark::kMicrosecond);
+                                               static_cast<long long>(k), labels[k][j]);
+        b->Arg(sizes[j])->UseManualTime()->Unit(benchmark::kMicrosecond);
 #ifdef TORUSGATHER_SMPI
         b->Iterations(1);  // simulated time is deterministic
 #endif

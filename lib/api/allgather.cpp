@@ -183,6 +183,26 @@ int profile_of(Plan& plan, const std::string& key, const std::function<std::stri
                const CostProfile** out, std::string* why);
 std::string vendor_model();
 
+/// A computation for profile_of: the profile of the schedule `get` gives
+/// (built on rank 0 alone), or why there is none.
+std::function<std::string(CostProfile*)> profiling(std::function<const Schedule*(std::string*)> get) {
+  return [get = std::move(get)](CostProfile* p) {
+    std::string why;
+    const Schedule* s = get(&why);
+    if (s) *p = profile(*s);
+    return s ? std::string() : why;
+  };
+}
+
+/// The profile of the vendor's algorithm `alg` on the plan's torus.
+int vendor_profile_of(Plan& plan, VendorAlgorithm alg, const CostProfile** out, std::string* why) {
+  const Torus& t = plan.torus;
+  return profile_of(plan, std::string("vendor ") + to_string(alg), [&t, alg](CostProfile* p) {
+    *p = vendor_profile(t, alg);
+    return std::string();
+  }, out, why);
+}
+
 /// The time of one `call`: the fastest of `reps` runs of two calls in a
 /// row less the fastest of one, each the slowest rank's, so that how far
 /// apart the ranks leave the barrier cancels out.
@@ -214,10 +234,7 @@ int measure_software(Plan& plan, Calibration* c) {
   std::string why;
   const Schedule* rings = schedule_of(plan, "dim-rings", &why);
   const CostProfile* rp = nullptr;
-  int err = profile_of(plan, "dim-rings", [rings](CostProfile* p) {
-    *p = profile(*rings);
-    return std::string();
-  }, &rp, &why);
+  int err = profile_of(plan, "dim-rings", profiling([rings](std::string*) { return rings; }), &rp, &why);
   if (err != MPI_SUCCESS || !rp || rp->rounds() == 0) return err;  // one rank: nothing to measure
   const double tg = timed(plan.comm, reps, [&] { return execute(*rings, plan.comm, buf.data(), kBytes, MPI_BYTE); }, &err);
   if (err != MPI_SUCCESS) return err;
@@ -225,11 +242,7 @@ int measure_software(Plan& plan, Calibration* c) {
   VendorAlgorithm alg;
   if (!vendor_choice(vendor_model(), plan.torus.size(), kBytes, &alg)) return MPI_SUCCESS;
   const CostProfile* vp = nullptr;
-  const Torus& t = plan.torus;
-  err = profile_of(plan, std::string("vendor ") + to_string(alg), [&t, alg](CostProfile* p) {
-    *p = vendor_profile(t, alg);
-    return std::string();
-  }, &vp, &why);
+  err = vendor_profile_of(plan, alg, &vp, &why);
   if (err != MPI_SUCCESS || !vp || vp->rounds() == 0) return err;
   const double vendor = timed(plan.comm, reps, [&] {
     return PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf.data(), kBytes, MPI_BYTE, plan.comm);
@@ -257,9 +270,12 @@ int machine_of(Plan& plan, const Machine** m) {
     MPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
     MPI_Group_free(&group);
     MPI_Group_free(&world);
+    // Ranks outside this process's MPI_COMM_WORLD (dynamic processes): each
+    // member sees some, so all skip the cache alike.
+    const bool cacheable = std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end();
     std::string key = plan.torus.to_string();
     for (int r : in_world) key += "," + std::to_string(r);
-    {
+    if (cacheable) {
       std::lock_guard<std::mutex> lock(mutex);
       if (auto it = known.find(key); it != known.end()) plan.calibration = std::make_unique<Calibration>(it->second);
     }
@@ -268,8 +284,10 @@ int machine_of(Plan& plan, const Machine** m) {
       int err = calibrate(plan.comm, plan.torus, c.get());
       if (err == MPI_SUCCESS) err = measure_software(plan, c.get());
       if (err != MPI_SUCCESS) return err;
-      std::lock_guard<std::mutex> lock(mutex);
-      known[key] = *c;
+      if (cacheable) {
+        std::lock_guard<std::mutex> lock(mutex);
+        known[key] = *c;
+      }
       plan.calibration = std::move(c);
     }
   }
@@ -281,14 +299,17 @@ int machine_of(Plan& plan, const Machine** m) {
 /// else those minimising the cost formula at r = α/(sβ), r rounded to a
 /// power of 2 so that a few schedules serve all block sizes (every rank
 /// rounds the same r: the calibration is agreed and the type signature's
-/// size is the same on all ranks). *bucket gets the cache key of the choice.
+/// size is the same on all ranks).
+long bridgehead_bucket(const Machine& m, long long block_bytes) {
+  if (!environment().bridgehead.empty()) return LONG_MIN;  // fixed parameters: one bucket
+  return std::lround(std::log2(m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)))));
+}
+
 bool bridgehead_params(const Plan& plan, const Machine& m, long long block_bytes, std::vector<RingParams>* params,
-                       long* bucket, std::string* why) {
+                       std::string* why) {
   const Environment& env = environment();
-  const double r = m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)));
-  *bucket = env.bridgehead.empty() ? std::lround(std::log2(r)) : LONG_MIN;
   if (!env.bridgehead.empty()) return BridgeheadSchedule::parse(env.bridgehead, plan.torus, params, why);
-  *params = BridgeheadSchedule::best(plan.torus, std::exp2(static_cast<double>(*bucket)));
+  *params = BridgeheadSchedule::best(plan.torus, std::exp2(static_cast<double>(bridgehead_bucket(m, block_bytes))));
   return true;
 }
 
@@ -299,12 +320,10 @@ std::string bridgehead_key(const std::vector<RingParams>& params) {
 /// `bridgehead` for blocks of `block_bytes` (see bridgehead_params), looked
 /// up per call by log2 r alone; schedules are built once per parameter set.
 const Schedule* bridgehead_of(Plan& plan, const Machine& m, long long block_bytes, std::string* why) {
-  const double r = m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)));
-  const long quick = environment().bridgehead.empty() ? std::lround(std::log2(r)) : LONG_MIN;
-  if (auto it = plan.bridgehead_by_r.find(quick); it != plan.bridgehead_by_r.end()) return it->second;
+  const long bucket = bridgehead_bucket(m, block_bytes);
+  if (auto it = plan.bridgehead_by_r.find(bucket); it != plan.bridgehead_by_r.end()) return it->second;
   std::vector<RingParams> params;
-  long bucket = 0;
-  if (!bridgehead_params(plan, m, block_bytes, &params, &bucket, why)) return nullptr;
+  if (!bridgehead_params(plan, m, block_bytes, &params, why)) return nullptr;
   const std::string key = bridgehead_key(params);
   const Schedule* s = nullptr;
   if (auto it = plan.schedules.find(key); it != plan.schedules.end()) {
@@ -412,27 +431,16 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
       continue;
     }
     std::string key = c.name;
-    std::function<std::string(CostProfile*)> compute = [&plan, &key](CostProfile* p) {
-      std::string why;
-      const Schedule* s = schedule_of(plan, key, &why);
-      if (s) *p = profile(*s);
-      return s ? std::string() : why;
-    };
-    if (c.name == "bridgehead") {
+    auto compute = profiling([&plan, &key](std::string* why) { return schedule_of(plan, key, why); });
+    if (c.name == "bridgehead") {  // the a, b, k of this block size
       std::vector<RingParams> params;
-      long bucket = 0;
-      if (!bridgehead_params(plan, *m, block_bytes, &params, &bucket, &c.why_not)) {
+      if (!bridgehead_params(plan, *m, block_bytes, &params, &c.why_not)) {
         candidates.push_back(c);
         continue;
       }
       key = bridgehead_key(params);
       c.detail = BridgeheadSchedule::to_string(params);
-      compute = [&plan, m, block_bytes](CostProfile* p) {
-        std::string why;
-        const Schedule* s = bridgehead_of(plan, *m, block_bytes, &why);
-        if (s) *p = profile(*s);
-        return s ? std::string() : why;
-      };
+      compute = profiling([&plan, m, block_bytes](std::string* why) { return bridgehead_of(plan, *m, block_bytes, why); });
     }
     if ((err = profile_of(plan, key, compute, &c.profile, &c.why_not)) != MPI_SUCCESS) return err;
     c.per_round = plan.calibration->tg_per_round;
@@ -447,14 +455,7 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
                      " (TORUSGATHER_VENDOR_MODEL)";
   } else {
     vendor.detail = model + ": " + to_string(alg);
-    const Torus& t = plan.torus;
-    err = profile_of(plan, std::string("vendor ") + to_string(alg),
-                     [&t, alg](CostProfile* p) {
-                       *p = vendor_profile(t, alg);
-                       return std::string();
-                     },
-                     &vendor.profile, &vendor.why_not);
-    if (err != MPI_SUCCESS) return err;
+    if ((err = vendor_profile_of(plan, alg, &vendor.profile, &vendor.why_not)) != MPI_SUCCESS) return err;
     vendor.per_round = plan.calibration->vendor_per_round;
   }
   candidates.push_back(vendor);

@@ -15,19 +15,17 @@ using namespace torusgather;
 
 namespace {
 
-std::vector<double> link_blocks(const CostProfile& p) {
-  std::vector<double> out;
+/// One field of every round, runs expanded.
+template <class T>
+std::vector<T> per_round(const CostProfile& p, T RoundCost::*field) {
+  std::vector<T> out;
   for (const auto& [times, c] : p.runs)
-    for (long long k = 0; k < times; ++k) out.push_back(c.link_blocks);
+    for (long long k = 0; k < times; ++k) out.push_back(c.*field);
   return out;
 }
 
-std::vector<int> hops(const CostProfile& p) {
-  std::vector<int> out;
-  for (const auto& [times, c] : p.runs)
-    for (long long k = 0; k < times; ++k) out.push_back(c.hops);
-  return out;
-}
+std::vector<double> link_blocks(const CostProfile& p) { return per_round(p, &RoundCost::link_blocks); }
+std::vector<int> hops(const CostProfile& p) { return per_round(p, &RoundCost::hops); }
 
 Machine latency_only() {
   Machine m;
@@ -90,29 +88,29 @@ TEST(VendorProfile, LinearIsOneRoundOfEveryPair) {
 // Open MPI 4.1's table, checked at points where SimGrid's smpi/allgather:ompi
 // was seen to run the same algorithm as the single ones (the lab's 16x16).
 TEST(VendorChoice, OpenMpiAndMpichTables) {
+  struct Case {
+    const char* vendor;
+    long long ranks, bytes;
+    VendorAlgorithm expected;
+  };
+  const Case cases[] = {
+      {"ompi", 2, 8, VendorAlgorithm::kTwoProc},
+      {"ompi", 16, 1 << 20, VendorAlgorithm::kRecursiveDoubling},
+      {"ompi", 64, 1024, VendorAlgorithm::kNeighborExchange},
+      {"ompi", 64, 65536, VendorAlgorithm::kRing},
+      {"ompi", 256, 32, VendorAlgorithm::kBruck},
+      {"ompi", 256, 128, VendorAlgorithm::kRecursiveDoubling},
+      {"ompi", 5000, 4, VendorAlgorithm::kBruck},
+      {"mpich", 256, 8, VendorAlgorithm::kRecursiveDoubling},
+      {"mpich", 343, 8, VendorAlgorithm::kBruck},
+      {"mpich", 343, 1024, VendorAlgorithm::kRing},
+      {"default", 64, 8, VendorAlgorithm::kLinear},
+  };
   VendorAlgorithm a;
-  ASSERT_TRUE(vendor_choice("ompi", 2, 8, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kTwoProc);
-  ASSERT_TRUE(vendor_choice("ompi", 16, 1 << 20, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kRecursiveDoubling);
-  ASSERT_TRUE(vendor_choice("ompi", 64, 1024, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kNeighborExchange);
-  ASSERT_TRUE(vendor_choice("ompi", 64, 65536, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kRing);
-  ASSERT_TRUE(vendor_choice("ompi", 256, 32, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kBruck);
-  ASSERT_TRUE(vendor_choice("ompi", 256, 128, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kRecursiveDoubling);
-  ASSERT_TRUE(vendor_choice("ompi", 5000, 4, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kBruck);
-  ASSERT_TRUE(vendor_choice("mpich", 256, 8, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kRecursiveDoubling);
-  ASSERT_TRUE(vendor_choice("mpich", 343, 8, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kBruck);
-  ASSERT_TRUE(vendor_choice("mpich", 343, 1024, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kRing);
-  ASSERT_TRUE(vendor_choice("default", 64, 8, &a));
-  EXPECT_EQ(a, VendorAlgorithm::kLinear);
+  for (const Case& c : cases) {
+    ASSERT_TRUE(vendor_choice(c.vendor, c.ranks, c.bytes, &a)) << c.vendor;
+    EXPECT_EQ(a, c.expected) << c.vendor << " P=" << c.ranks << " s=" << c.bytes;
+  }
   EXPECT_FALSE(vendor_choice("no-such-mpi", 64, 8, &a));
 }
 
