@@ -261,8 +261,9 @@ int measure_software(Plan& plan, Calibration* c) {
 int machine_of(Plan& plan, const Machine** m) {
   if (!plan.calibration) {
     // Process-wide, by torus and the group's ranks in MPI_COMM_WORLD: a
-    // program that duplicates communicators calibrates once per group. Every
-    // member of a group took part in its calibration, so all agree on a hit.
+    // program that duplicates communicators calibrates once per group. The
+    // ranks agree on a hit (threads may be calibrating the same group on
+    // another communicator at this moment, so one rank may hold it already).
     static std::mutex mutex;
     static std::map<std::string, Calibration> known;
     MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
@@ -279,10 +280,15 @@ int machine_of(Plan& plan, const Machine** m) {
     const bool cacheable = std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end();
     std::string key = plan.torus.to_string();
     for (int r : in_world) key += "," + std::to_string(r);
+    std::unique_ptr<Calibration> cached;
     if (cacheable) {
       std::lock_guard<std::mutex> lock(mutex);
-      if (auto it = known.find(key); it != known.end()) plan.calibration = std::make_unique<Calibration>(it->second);
+      if (auto it = known.find(key); it != known.end()) cached = std::make_unique<Calibration>(it->second);
     }
+    int everywhere = cached ? 1 : 0;
+    if (const int err = MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, plan.comm); err != MPI_SUCCESS)
+      return err;
+    if (everywhere) plan.calibration = std::move(cached);
     if (!plan.calibration) {
       auto c = std::make_unique<Calibration>();
       int err = calibrate(plan.comm, plan.torus, c.get());
