@@ -547,9 +547,12 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     return raise(comm, MPI_ERR_ARG);
   }
   if (requested == "auto" && !environment().tune_error.empty()) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) std::fprintf(stderr, "torusgather: TORUSGATHER_TUNE: %s\n", environment().tune_error.c_str());
+    // Every process says it, once: the first to reach a fatal error handler
+    // may take the others down before rank 0 has printed anything (MPICH).
+    static std::once_flag said;
+    std::call_once(said, [] {
+      std::fprintf(stderr, "torusgather: TORUSGATHER_TUNE: %s\n", environment().tune_error.c_str());
+    });
     return raise(comm, MPI_ERR_ARG);
   }
   const bool in_place = sendbuf == MPI_IN_PLACE;
