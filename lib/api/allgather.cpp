@@ -260,8 +260,11 @@ int measure_software(Plan& plan, Calibration* c) {
 /// on first need: collective on the plan's communicator.
 int machine_of(Plan& plan, const Machine** m) {
   if (!plan.calibration) {
-    // Process-wide, by torus and the group's ranks in MPI_COMM_WORLD: a
-    // program that duplicates communicators calibrates once per group. The
+    // Process-wide, by the group's ranks in MPI_COMM_WORLD: α, β, δ, the
+    // overhead and the software costs belong to the machine and the
+    // implementations, not to the torus shape laid over the ranks (the
+    // profiles hold that), so a program that duplicates communicators or
+    // tries several shapes calibrates once per group. The
     // ranks agree on a hit (threads may be calibrating the same group on
     // another communicator at this moment, so one rank may hold it already).
     static std::mutex mutex;
@@ -278,8 +281,8 @@ int machine_of(Plan& plan, const Machine** m) {
     // Ranks outside this process's MPI_COMM_WORLD (dynamic processes): each
     // member sees some, so all skip the cache alike.
     const bool cacheable = std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end();
-    std::string key = plan.torus.to_string();
-    for (int r : in_world) key += "," + std::to_string(r);
+    std::string key;
+    for (int r : in_world) key += std::to_string(r) + ",";
     std::unique_ptr<Calibration> cached;
     if (cacheable) {
       std::lock_guard<std::mutex> lock(mutex);
