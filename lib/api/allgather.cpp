@@ -318,11 +318,16 @@ long bridgehead_bucket(const Machine& m, long long block_bytes) {
   return std::lround(std::log2(m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)))));
 }
 
-bool bridgehead_params(const Plan& plan, const Machine& m, long long block_bytes, std::vector<RingParams>* params,
+bool bridgehead_params(Plan& plan, const Machine& m, long long block_bytes, std::vector<RingParams>* params,
                        std::string* why) {
   const Environment& env = environment();
   if (!env.bridgehead.empty()) return BridgeheadSchedule::parse(env.bridgehead, plan.torus, params, why);
-  *params = BridgeheadSchedule::best(plan.torus, std::exp2(static_cast<double>(bridgehead_bucket(m, block_bytes))));
+  const long bucket = bridgehead_bucket(m, block_bytes);
+  auto it = plan.bridgehead_params.find(bucket);
+  if (it == plan.bridgehead_params.end())
+    it = plan.bridgehead_params.emplace(bucket, BridgeheadSchedule::best(plan.torus, std::exp2(static_cast<double>(bucket))))
+             .first;
+  *params = it->second;
   return true;
 }
 

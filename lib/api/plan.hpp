@@ -11,6 +11,7 @@
 
 #include "api/calibrate.hpp"
 #include "model/cost.hpp"
+#include "schedule/bridgehead.hpp"
 #include "schedule/schedule.hpp"
 
 namespace torusgather {
@@ -22,6 +23,7 @@ struct Plan {
   std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
   std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
   std::map<long, const Schedule*> bridgehead_by_r;             ///< round(log2 r) -> bridgehead (in schedules)
+  std::map<long, std::vector<RingParams>> bridgehead_params;    ///< round(log2 r) -> its a, b, k (the search is slow)
   std::unique_ptr<Calibration> calibration;                     ///< measured on first need (collective)
   std::map<std::string, CostProfile> profiles;                  ///< cost profiles by schedule key or "vendor ALG"
   std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile
