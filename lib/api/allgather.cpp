@@ -537,15 +537,67 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
 
 /// The allgather; errors are returned, or also raised through the error
 /// handler (of comm, or of MPI_COMM_WORLD for MPI_COMM_NULL) if `handle`.
+/// Whether a call repeats the arguments (buffers aside) that plan.memo
+/// holds the decisions of.
+bool repeats(const CallMemo& m, const char* requested, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+             int recvcount, MPI_Datatype recvtype) {
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  return m.valid && m.in_place == in_place && m.recvcount == recvcount && m.recvtype == recvtype &&
+         (in_place || (m.sendcount == sendcount && m.sendtype == sendtype)) && m.requested == requested;
+}
+
+/// The rest of a call whose arguments repeat plan.memo's: the checks that
+/// depend on the buffers, then the run, as allgather() below does them.
+int run_repeated(bool handle, const Plan& plan, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, MPI_Comm comm) {
+  auto raise = [handle](MPI_Comm c, int err) { return handle ? torusgather::raise(c, err) : err; };
+  const CallMemo& m = plan.memo;
+  const bool in_place = m.in_place;
+  if ((recvbuf == nullptr && m.recvcount > 0 && m.recv_true_lb == 0) ||
+      (!in_place && sendbuf == nullptr && m.sendcount > 0 && m.send_true_lb == 0))
+    return raise(comm, MPI_ERR_BUFFER);
+  if (!in_place && m.sendcount > 0) {
+    const char* s = static_cast<const char*>(sendbuf) + m.send_true_lb;
+    const char* s_end = s + (m.sendcount - 1) * m.send_extent + m.send_true_extent;
+    const char* r = static_cast<const char*>(recvbuf) + m.recv_true_lb;
+    const char* r_end = r + (static_cast<long long>(m.recvcount) * plan.size - 1) * m.recv_extent + m.recv_true_extent;
+    if (s < r_end && r < s_end) return raise(comm, MPI_ERR_BUFFER);
+  }
+  if (!m.schedule) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, m.recvcount, m.recvtype, comm);
+  char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(plan.rank) * m.recvcount * m.recv_extent;
+  int err = MPI_SUCCESS;
+  if (m.memcpy_own) {
+    std::memcpy(own, sendbuf, static_cast<std::size_t>(m.recvcount) * m.recv_extent);
+  } else if (!in_place) {
+    err = MPI_Sendrecv(sendbuf, m.sendcount, m.sendtype, plan.rank, kSelfCopyTag, own, m.recvcount, m.recvtype,
+                       plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS) return raise(comm, err);
+  }
+  return raise(comm, execute(*m.schedule, plan.comm, recvbuf, m.recvcount, m.recvtype));
+}
+
+/// Whether t is a predefined datatype (never freed, so its handle is stable).
+bool is_named(MPI_Datatype t) {
+  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
+  MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+  return combiner == MPI_COMBINER_NAMED;
+}
+
 int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   auto raise = [handle](MPI_Comm c, int err) { return handle ? torusgather::raise(c, err) : err; };
   if (comm == MPI_COMM_NULL) return raise(MPI_COMM_WORLD, MPI_ERR_COMM);
+  const char* asked = algorithm ? algorithm : environment().algorithm.c_str();
+  // Plans exist for intracommunicators only, whose calls reached the end of
+  // the checks below with these arguments before.
+  if (Plan* known = find_plan(comm); known && repeats(known->memo, asked, sendbuf, sendcount, sendtype, recvcount,
+                                                      recvtype))
+    return run_repeated(handle, *known, sendbuf, sendcount, sendtype, recvbuf, comm);
   int inter = 0;
   MPI_Comm_test_inter(comm, &inter);
   if (inter) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 
-  const std::string requested = algorithm ? algorithm : environment().algorithm;
+  const std::string requested = asked;
   if (!known_name(requested)) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -596,13 +648,33 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
       std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n",
                    plan->torus.to_string().c_str(), size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
-    if (!schedule) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
 
   MPI_Aint lb = 0, extent = 0;
   MPI_Type_get_extent(recvtype, &lb, &extent);
   char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(rank) * recvcount * extent;
-  if (!in_place && sendtype == recvtype && sendcount == recvcount && is_contiguous(recvtype)) {
+  const bool memcpy_own = !in_place && sendtype == recvtype && sendcount == recvcount && is_contiguous(recvtype);
+  if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) {
+    CallMemo& m = plan->memo;
+    m.requested = requested;
+    m.in_place = in_place;
+    m.sendcount = in_place ? 0 : sendcount;
+    m.sendtype = in_place ? MPI_DATATYPE_NULL : sendtype;
+    m.recvcount = recvcount;
+    m.recvtype = recvtype;
+    MPI_Aint unused = 0;
+    if (!in_place) {
+      MPI_Type_get_extent(sendtype, &unused, &m.send_extent);
+      MPI_Type_get_true_extent(sendtype, &m.send_true_lb, &m.send_true_extent);
+    }
+    m.recv_extent = extent;
+    MPI_Type_get_true_extent(recvtype, &m.recv_true_lb, &m.recv_true_extent);
+    m.memcpy_own = memcpy_own;
+    m.schedule = schedule;
+    m.valid = true;
+  }
+  if (!schedule && size > 1) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (memcpy_own) {
     std::memcpy(own, static_cast<const char*>(sendbuf), static_cast<std::size_t>(recvcount) * extent);
   } else if (!in_place) {
     // Through MPI so that any pair of datatypes with matching signatures works.

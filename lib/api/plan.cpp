@@ -1,5 +1,6 @@
 #include "api/plan.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -8,7 +9,13 @@
 namespace torusgather {
 namespace {
 
+/// Counts deleted plans: a thread's remembered (communicator, plan) pair is
+/// stale once a plan has gone, since the freed handle may name a new
+/// communicator.
+std::atomic<unsigned long> g_plans_deleted{0};
+
 int delete_plan(MPI_Comm, int, void* attribute, void*) {
+  g_plans_deleted.fetch_add(1, std::memory_order_acq_rel);
   auto* plan = static_cast<Plan*>(attribute);
   if (plan->comm != MPI_COMM_NULL) MPI_Comm_free(&plan->comm);
   delete plan;
@@ -116,6 +123,30 @@ int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why) {
   return MPI_Dims_create(size, 2, dims->data());
 }
 
+Plan* find_plan(MPI_Comm comm) {
+  // The attribute lookup is a hash-table search in MPI libraries; programs
+  // call their allgathers on one communicator in a row. Not under SimGrid
+  // SMPI, whose simulated ranks may share one thread.
+#ifndef SMPI_SHARED_MALLOC
+  thread_local struct {
+    MPI_Comm comm = MPI_COMM_NULL;
+    Plan* plan = nullptr;
+    unsigned long deleted = 0;
+  } last;
+  const unsigned long deleted = g_plans_deleted.load(std::memory_order_acquire);
+  if (last.plan && last.comm == comm && last.deleted == deleted) return last.plan;
+#endif
+  void* value = nullptr;
+  int found = 0;
+  if (MPI_Comm_get_attr(comm, plan_keyval(), &value, &found) != MPI_SUCCESS || !found) return nullptr;
+#ifndef SMPI_SHARED_MALLOC
+  last.comm = comm;
+  last.plan = static_cast<Plan*>(value);
+  last.deleted = deleted;
+#endif
+  return static_cast<Plan*>(value);
+}
+
 int get_plan(MPI_Comm comm, Plan** out) {
   void* value = nullptr;
   int found = 0;
@@ -148,6 +179,8 @@ int get_plan(MPI_Comm comm, Plan** out) {
   err = MPI_Cart_create(comm, static_cast<int>(dims.size()), dims.data(), periods.data(), 0, &plan->comm);
   if (err != MPI_SUCCESS) return err;
   MPI_Comm_set_errhandler(plan->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(plan->comm, &plan->rank);
+  MPI_Comm_size(plan->comm, &plan->size);
   if ((err = MPI_Comm_set_attr(comm, plan_keyval(), plan.get())) != MPI_SUCCESS) {
     MPI_Comm_free(&plan->comm);
     return err;
