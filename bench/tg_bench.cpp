@@ -32,6 +32,7 @@ struct Options {
   bool check = false;
   long long check_max = -1;  // check only sizes up to this (-1: all when --check)
   bool vendor = true;        // time the vendor's MPI_Allgather too
+  bool predict = false;      // the cost model's prediction per row (TG_Predicted_time)
   std::string csv, json;
 };
 
@@ -74,6 +75,7 @@ Options parse(int argc, char** argv, int rank) {
       o.check_max = parse_size(value());
       if (o.check_max < 0) die(rank, "malformed --check-max");
     } else if (a == "--no-vendor") o.vendor = false;
+    else if (a == "--predict") o.predict = true;
     else if (a == "--csv") o.csv = value();
     else if (a == "--json") o.json = value();
     else if (a == "--help" || a == "-h") {
@@ -81,7 +83,7 @@ Options parse(int argc, char** argv, int rank) {
         std::printf(
             "usage: mpirun -np N tg-bench [--sizes MIN:MAX | A,B,C] [--iters K] [--warmup W] [--reps R]\n"
             "                [--algorithms all | auto,hamiltonian,...] [--datatype byte|int|double]\n"
-            "                [--check | --check-max BYTES] [--no-vendor] [--csv FILE] [--json FILE]\n"
+            "                [--check | --check-max BYTES] [--no-vendor] [--predict] [--csv FILE] [--json FILE]\n"
             "Times each algorithm against the vendor's MPI_Allgather (always included) for\n"
             "each block size (bytes per rank; MIN:MAX doubles; default 8:4M). Sizes take k/M\n"
             "suffixes. As OSU's osu_allgather: warm-up, a barrier before every call, each\n"
@@ -90,7 +92,9 @@ Options parse(int argc, char** argv, int rank) {
             "rank's median repetition counts, so that drift hits all alike. 'all' = every\n"
             "registered algorithm that applies to the torus, and auto. --check compares every\n"
             "result byte for byte; --check-max checks sizes up to BYTES only (larger ones use\n"
-            "SMPI_SHARED_MALLOC under SimGrid). --no-vendor leaves out MPI_Allgather.\n");
+            "SMPI_SHARED_MALLOC under SimGrid). --no-vendor leaves out MPI_Allgather.\n"
+            "--predict adds the cost model's prediction of each row (column predicted_us;\n"
+            "-1: no model), from the calibrated machine as auto sees it.\n");
       MPI_Finalize();
       std::exit(0);
     } else die(rank, "unknown option '" + a + "' (try --help)");
@@ -200,7 +204,7 @@ int main(int argc, char** argv) {
   if (rank == 0 && !opt.csv.empty()) {
     csv = std::fopen(opt.csv.c_str(), "w");
     if (!csv) die(rank, "cannot write " + opt.csv);
-    std::fprintf(csv, "ranks,bytes,datatype,algorithm,ran,avg_us,min_us,max_us,iters,reps,checked,ok\n");
+    std::fprintf(csv, "ranks,bytes,datatype,algorithm,ran,avg_us,min_us,max_us,iters,reps,checked,ok,predicted_us\n");
   }
   if (rank == 0 && !opt.json.empty()) {
     json = std::fopen(opt.json.c_str(), "w");
@@ -249,6 +253,12 @@ int main(int argc, char** argv) {
 #endif
     const int count = static_cast<int>(bytes / dt.size);
     resolve(count);
+    std::vector<double> predicted(n, -1);
+    for (std::size_t k = 0; k < n && opt.predict; ++k) {
+      double seconds = -1;
+      if (TG_Predicted_time(opt.algorithms[k].c_str(), comm, count, dt.type, &seconds) == MPI_SUCCESS && seconds >= 0)
+        predicted[k] = seconds * 1e6;
+    }
     std::vector<unsigned char> send(static_cast<std::size_t>(bytes ? bytes : 1));
     for (long long i = 0; i < bytes; ++i) send[static_cast<std::size_t>(i)] = pattern(rank, i);
     auto* recv = static_cast<unsigned char*>(allocate(static_cast<std::size_t>(bytes) * size, shared));
@@ -302,15 +312,17 @@ int main(int argc, char** argv) {
       const char* checked = check ? "yes" : "no";
       const char* verdict = res.ok ? "ok" : "FAILED";
       if (csv)
-        std::fprintf(csv, "%d,%lld,%s,%s,%s,%.3f,%.3f,%.3f,%d,%d,%s,%s\n", size, bytes, dt.name,
+        std::fprintf(csv, "%d,%lld,%s,%s,%s,%.3f,%.3f,%.3f,%d,%d,%s,%s,%s\n", size, bytes, dt.name,
                      opt.algorithms[k].c_str(), ran[k].c_str(), res.avg, res.min, res.max, iters, opt.reps, checked,
-                     verdict);
+                     verdict, predicted[k] < 0 ? "" : std::to_string(predicted[k]).c_str());
       if (json) {
         std::fprintf(json,
                      "%s\n    {\"bytes\": %lld, \"algorithm\": \"%s\", \"ran\": \"%s\", \"avg_us\": %.3f, "
-                     "\"min_us\": %.3f, \"max_us\": %.3f, \"iters\": %d, \"checked\": %s, \"ok\": %s}",
+                     "\"min_us\": %.3f, \"max_us\": %.3f, \"iters\": %d, \"checked\": %s, \"ok\": %s, "
+                     "\"predicted_us\": %s}",
                      first_json ? "" : ",", bytes, opt.algorithms[k].c_str(), ran[k].c_str(), res.avg, res.min,
-                     res.max, iters, check ? "true" : "false", res.ok ? "true" : "false");
+                     res.max, iters, check ? "true" : "false", res.ok ? "true" : "false",
+                     predicted[k] < 0 ? "null" : std::to_string(predicted[k]).c_str());
         first_json = false;
       }
       if (rank == 0 && !res.ok)

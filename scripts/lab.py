@@ -38,7 +38,7 @@ DEFAULT_SIZES = [8 * 4**i for i in range(10)] + [4 << 20]
 QUICK_DIMS = ["4x4x4"]
 QUICK_SIZES = [8, 1024, 65536, 1 << 20]
 SMPI_ALGORITHMS = ["ompi", "mpich", "ring", "rdb", "bruck", "pair"]  # + 2dmesh / 3dmesh by dimension
-HEADER = ["platform", "ranks", "algorithm", "bytes", "time_us", "bound_us", "checked", "ok"]
+HEADER = ["platform", "ranks", "algorithm", "bytes", "time_us", "bound_us", "checked", "ok", "predicted_us", "ran"]
 CHECK_LIMIT = 1 << 30  # check results while P^2 * s (all private receive buffers) stays below this
 BRUCK_LIMIT = 8 << 30  # SMPI's bruck keeps a P*s buffer per rank: skip sizes with P^2*s above this
 
@@ -86,6 +86,8 @@ def platform_name(dims_text, args):
         extra.append("limiter" + args.limiter)
     if args.overhead:
         extra.append("overhead" + args.overhead)
+    if args.vendor != "ompi":
+        extra.append("vendor" + args.vendor)
     return "-".join([dims_text] + extra)
 
 
@@ -144,12 +146,15 @@ def run_job(job, args, out):
         seconds = parse_latency(args.overhead)
         cmd += ["--cfg", f"smpi/os:0:{seconds:g}:0", "--cfg", f"smpi/or:0:{seconds:g}:0"]
     if job["kind"] == "torusgather":
+        # SMPI's allgather here is the vendor's that auto may delegate to.
+        cmd += ["--allgather", args.vendor]
         bench = ["--algorithms", job["algorithms"], "--no-vendor"]
     else:
         cmd += ["--allgather", job["allgather"]]
         bench = ["--algorithms", "vendor"]
     cmd += ["--", os.path.join(args.build, "bin", "tg-bench-smpi"), "--sizes", ",".join(map(str, job["sizes"])),
-            "--iters", "1", "--warmup", "0", "--reps", "1", "--check-max", str(check_max), "--csv", raw] + bench
+            "--iters", "1", "--warmup", "0", "--reps", "1", "--check-max", str(check_max), "--predict",
+            "--csv", raw] + bench
     start = time.monotonic()
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n")
@@ -179,14 +184,25 @@ def collect(result, args):
             size = int(r["bytes"])
             rows.append(dict(platform=result["platform"], ranks=int(r["ranks"]), algorithm=name, bytes=size,
                              time_us=float(r["max_us"]), bound_us=round(bound_us(dims, size, bw, lat, overhead), 3),
-                             checked=r["checked"], ok=r["ok"]))
+                             checked=r["checked"], ok=r["ok"], predicted_us=r.get("predicted_us") or "",
+                             ran=r["ran"] if result["kind"] == "torusgather" else ""))
     return rows
 
 
 def append_results(path, rows):
+    if os.path.exists(path):
+        with open(path) as f:
+            header = next(csv.reader(f), [])
+        if header != HEADER:  # an older results.csv: rewrite it with today's columns
+            with open(path) as f:
+                old = list(csv.DictReader(f))
+            with open(path, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=HEADER, restval="", extrasaction="ignore")
+                w.writeheader()
+                w.writerows(old)
     new = not os.path.exists(path)
     with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=HEADER)
+        w = csv.DictWriter(f, fieldnames=HEADER, restval="")
         if new:
             w.writeheader()
         for r in rows:
@@ -258,6 +274,9 @@ def main():
     ap.add_argument("--limiter", default="", help="per-node limiter bandwidth (one-port nodes: = --bw)")
     ap.add_argument("--overhead", default="", help="per-message software cost at sender and receiver "
                     "(SMPI's smpi/os and smpi/or), e.g. 1us: the start-up alpha of the papers")
+    ap.add_argument("--vendor", default="ompi",
+                    help="SMPI's allgather in torusgather's simulations: what auto models and delegates to "
+                         "(default ompi, Open MPI's selection)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per simulation")
     ap.add_argument("--real-np", default="4", help="rank counts for the real-MPI table ('' for none)")

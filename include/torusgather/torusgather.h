@@ -44,6 +44,14 @@ int TG_Allgather_noraise(const char *algorithm, const void *sendbuf, int sendcou
  *  auto's first call for a size calibrates and predicts. */
 int TG_Algorithm_for(const char *algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char *name, int len);
 
+/** Writes into *seconds the cost model's prediction of the time of
+ *  TG_Allgather_algorithm(algorithm, ...) on comm for blocks of count
+ *  elements of datatype ("auto": of what it would run; "vendor": of the MPI
+ *  library's allgather as torusgather models it), or -1 where there is no
+ *  model (the vendor's algorithm unknown, one rank). Collective on comm, as
+ *  TG_Algorithm_for; the prediction uses the calibrated machine (issue 7). */
+int TG_Predicted_time(const char *algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, double *seconds);
+
 /** TG_Algorithm_for with blocks of one byte. */
 int TG_Algorithm_chosen(const char *algorithm, MPI_Comm comm, char *name, int len);
 

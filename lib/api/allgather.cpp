@@ -429,18 +429,15 @@ std::string vendor_model() {
 #endif
 }
 
-/// What `auto` runs for blocks of `block_bytes`: the candidate the cost
-/// model predicts fastest (issue 7), the table printed on rank 0 once per
-/// communicator and size class under TORUSGATHER_VERBOSE. Collective.
-int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
-  if (auto it = plan.auto_choice.find(block_bytes); it != plan.auto_choice.end()) {
-    *chosen = it->second;
-    return MPI_SUCCESS;
-  }
+/// Every algorithm and the vendor's, each with its predicted time for
+/// blocks of `block_bytes` or why it does not apply; returns (in *best)
+/// the index of the fastest, -1 if none applies. Collective.
+int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, int* best) {
   const Machine* m = nullptr;
   int err = machine_of(plan, &m);
   if (err != MPI_SUCCESS) return err;
-  std::vector<Candidate> candidates;
+  std::vector<Candidate>& candidates = *out;
+  candidates.clear();
   for (const AlgorithmInfo& info : algorithms()) {
     Candidate c;
     c.name = info.name;
@@ -477,7 +474,23 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
     vendor.per_round = plan.calibration->vendor_per_round;
   }
   candidates.push_back(vendor);
-  const int best = select(candidates, *m, static_cast<double>(block_bytes));
+  *best = select(candidates, *m, static_cast<double>(block_bytes));
+  return MPI_SUCCESS;
+}
+
+/// What `auto` runs for blocks of `block_bytes`: the candidate the cost
+/// model predicts fastest (issue 7), the table printed on rank 0 once per
+/// communicator and size class under TORUSGATHER_VERBOSE. Collective.
+int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
+  if (auto it = plan.auto_choice.find(block_bytes); it != plan.auto_choice.end()) {
+    *chosen = it->second;
+    return MPI_SUCCESS;
+  }
+  std::vector<Candidate> candidates;
+  int best = -1;
+  if (const int err = predictions(plan, block_bytes, &candidates, &best); err != MPI_SUCCESS) return err;
+  const Machine* m = nullptr;
+  if (const int err = machine_of(plan, &m); err != MPI_SUCCESS) return err;
   *chosen = best < 0 ? "dim-rings" : candidates[static_cast<std::size_t>(best)].name;
   if (plan.auto_choice.size() > 4096) plan.auto_choice.clear();  // programs with many sizes: bounded memory
   plan.auto_choice[block_bytes] = *chosen;
@@ -728,6 +741,35 @@ extern "C" int TG_Algorithm_for(const char* algorithm, MPI_Comm comm, int count,
     std::strncpy(name, chosen.c_str(), static_cast<std::size_t>(len) - 1);
     name[len - 1] = '\0';
   }
+  return MPI_SUCCESS;
+}
+
+extern "C" int TG_Predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype,
+                                 double* seconds) {
+  using namespace torusgather;
+  const std::string requested = algorithm ? algorithm : environment().algorithm;
+  if (!known_name(requested) || count < 0 || datatype == MPI_DATATYPE_NULL || !seconds) return MPI_ERR_ARG;
+  if (requested == "auto" && !environment().tune_error.empty()) return MPI_ERR_ARG;
+  *seconds = -1;
+  int size = 0;
+  if (const int err = MPI_Comm_size(comm, &size); err != MPI_SUCCESS) return err;
+  if (size == 1) return MPI_SUCCESS;  // a local copy: nothing to model
+  Plan* plan = nullptr;
+  if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
+  int type_size = 0;
+  MPI_Type_size(datatype, &type_size);
+  const long long block_bytes = static_cast<long long>(count) * type_size;
+  std::string chosen = requested, note;
+  const Schedule* schedule = nullptr;
+  if (requested != "vendor") {
+    if (const int err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note); err != MPI_SUCCESS)
+      return err;
+  }
+  std::vector<Candidate> candidates;
+  int best = -1;
+  if (const int err = predictions(*plan, block_bytes, &candidates, &best); err != MPI_SUCCESS) return err;
+  for (const Candidate& c : candidates)
+    if (c.name == chosen && c.why_not.empty() && c.profile) *seconds = c.predicted;
   return MPI_SUCCESS;
 }
 

@@ -206,6 +206,43 @@ int main(int argc, char** argv) {
   // 2. The default mapping (MPI_Dims_create, d = 2) on MPI_COMM_WORLD itself.
   run_cases(MPI_COMM_WORLD, "world", cases);
 
+  // The cost model's predictions (TG_Predicted_time): auto's is the least of
+  // every algorithm's and the vendor's, and more bytes take longer.
+  {
+    char list[512] = "";
+    TG_Algorithm_list(list, sizeof list);
+    std::vector<std::string> names;
+    for (const char* p = list; *p;) {
+      const char* comma = std::strchr(p, ',');
+      names.emplace_back(p, comma ? comma : p + std::strlen(p));
+      p = comma ? comma + 1 : p + std::strlen(p);
+    }
+    names.push_back("vendor");
+    for (int count : {1, 65536}) {
+      double automatic = 0;
+      check(TG_Predicted_time("auto", MPI_COMM_WORLD, count, MPI_BYTE, &automatic) == MPI_SUCCESS,
+            "TG_Predicted_time(auto) succeeds");
+      if (g_size == 1) {
+        check(automatic == -1, "one rank: no prediction");
+        continue;
+      }
+      check(automatic > 0, "auto has a positive prediction at " + std::to_string(count) + " B");
+      for (const std::string& name : names) {
+        double t = 0, small = 0;
+        check(TG_Predicted_time(name.c_str(), MPI_COMM_WORLD, count, MPI_BYTE, &t) == MPI_SUCCESS && t > 0,
+              name + " has a positive prediction at " + std::to_string(count) + " B");
+        check(automatic <= t, "auto's prediction is at most " + name + "'s at " + std::to_string(count) + " B");
+        TG_Predicted_time(name.c_str(), MPI_COMM_WORLD, 1, MPI_BYTE, &small);
+        check(count == 1 || small < t, name + ": 64 KiB blocks are predicted slower than 1 B");
+      }
+    }
+    double t = 0;
+    check(TG_Predicted_time("auto", MPI_COMM_WORLD, 1, MPI_BYTE, nullptr) == MPI_ERR_ARG,
+          "TG_Predicted_time without an output gives MPI_ERR_ARG");
+    check(TG_Predicted_time("no-such-algorithm", MPI_COMM_WORLD, 1, MPI_BYTE, &t) == MPI_ERR_ARG,
+          "TG_Predicted_time of an unknown algorithm gives MPI_ERR_ARG");
+  }
+
   // 3. A communicator that is already a periodic Cartesian one: its dims are used.
   {
     int dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1};
