@@ -469,6 +469,12 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
     vendor.why_not = "no model of this MPI library's allgather" + (model.empty() ? "" : " '" + model + "'") +
                      " (TORUSGATHER_VENDOR_MODEL)";
   } else {
+#ifdef TORUSGATHER_SMPI
+    // SimGrid's "ring" (also in its ompi and mpich selections, and Open MPI's
+    // fallback for neighbour exchange on odd P) is the shift (cost.hpp).
+    if (alg == VendorAlgorithm::kRing || (alg == VendorAlgorithm::kNeighborExchange && plan.torus.size() % 2))
+      alg = VendorAlgorithm::kShift;
+#endif
     vendor.detail = model + ": " + to_string(alg);
     if ((err = vendor_profile_of(plan, alg, &vendor.profile, &vendor.why_not)) != MPI_SUCCESS) return err;
     vendor.per_round = plan.calibration->vendor_per_round;

@@ -182,6 +182,7 @@ const char* to_string(VendorAlgorithm a) {
     case VendorAlgorithm::kBruck: return "bruck";
     case VendorAlgorithm::kTwoProc: return "two-proc";
     case VendorAlgorithm::kLinear: return "linear";
+    case VendorAlgorithm::kShift: return "shift";
   }
   return "?";
 }
@@ -227,6 +228,13 @@ CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
       // ceil(log2 P) steps: r sends what it has, min(d, P-d) blocks, to r-d.
       for (Rank d = 1; d < P; d <<= 1) {
         for (Rank r = 0; r < P; ++r) routed_message(t, load, r, wrap(r - d), static_cast<double>(std::min(d, P - d)));
+        out.add(load.finish());
+      }
+      return out;
+    case VendorAlgorithm::kShift:
+      // Step i: r sends its block to r+i and receives r-i's.
+      for (Rank i = 1; i < P; ++i) {
+        for (Rank r = 0; r < P; ++r) routed_message(t, load, r, wrap(r + i), 1);
         out.add(load.finish());
       }
       return out;

@@ -68,7 +68,9 @@ CostProfile profile(const Schedule& schedule, long long step_limit = 4096);
 /// the torus with the communicator's rank order and dimension-order routes.
 /// Recursive doubling on a P that is not a power of two, and neighbour
 /// exchange on an odd P, are charged as Open MPI runs them: Bruck, ring.
-enum class VendorAlgorithm { kRing, kNeighborExchange, kRecursiveDoubling, kBruck, kTwoProc, kLinear };
+/// `kShift` is SimGrid SMPI's "ring" (after Faraj and Yuan): in step i of
+/// P-1, rank r sends its own block to r+i, over ever longer routes.
+enum class VendorAlgorithm { kRing, kNeighborExchange, kRecursiveDoubling, kBruck, kTwoProc, kLinear, kShift };
 const char* to_string(VendorAlgorithm a);
 CostProfile vendor_profile(const Torus& torus, VendorAlgorithm a);
 

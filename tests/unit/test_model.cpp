@@ -44,6 +44,16 @@ TEST(VendorProfile, RingIsPMinusOneNeighbourSteps) {
   EXPECT_DOUBLE_EQ(predict(p, latency_only(), 8), 7);
 }
 
+// SimGrid's "ring": step i sends the own block i ranks on, min(i, 8-i) hops
+// on a ring of 8, and every link on the way carries min(i, 8-i) blocks.
+TEST(VendorProfile, ShiftWalksEverFurther) {
+  const CostProfile p = vendor_profile(Torus({8}), VendorAlgorithm::kShift);
+  EXPECT_EQ(p.rounds(), 7);
+  EXPECT_EQ(hops(p), (std::vector<int>{1, 2, 3, 4, 3, 2, 1}));
+  EXPECT_EQ(link_blocks(p), (std::vector<double>{1, 2, 3, 4, 3, 2, 1}));
+  EXPECT_DOUBLE_EQ(predict(p, latency_only(), 8), 7);
+}
+
 // On a ring of 8, Bruck's step d sends d blocks over d hops; d senders
 // share every link: loads 1, 2·2, 4·4 (the distance-4 ties all go the + way).
 TEST(VendorProfile, BruckOnARingSharesLinks) {
