@@ -15,7 +15,7 @@ if(NOT DEFINED TORUSGATHER_OPENMPI)
 endif()
 
 function(torusgather_add_mpi_test)
-  cmake_parse_arguments(T "" "NAME;RANKS;TIMEOUT" "COMMAND;ENV" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;RANKS;TIMEOUT" "COMMAND;ENV;WRAP" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
@@ -33,7 +33,7 @@ function(torusgather_add_mpi_test)
     endif()
   endforeach()
   add_test(NAME ${T_NAME}.np${T_RANKS}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${flags} ${extra} ${T_COMMAND}
+           COMMAND ${T_WRAP} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${flags} ${extra} ${T_COMMAND}
                    ${MPIEXEC_POSTFLAGS})
   set_tests_properties(${T_NAME}.np${T_RANKS} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 2 LABELS mpi)
   if(TORUSGATHER_SANITIZER_ENV)
