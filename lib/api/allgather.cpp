@@ -472,8 +472,11 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
 #ifdef TORUSGATHER_SMPI
     // SimGrid's "ring" (also in its ompi and mpich selections, and Open MPI's
     // fallback for neighbour exchange on odd P) is the shift (cost.hpp).
+    // Checked against the simulated times in docs/performance.md.
     if (alg == VendorAlgorithm::kRing || (alg == VendorAlgorithm::kNeighborExchange && plan.torus.size() % 2))
       alg = VendorAlgorithm::kShift;
+    // Its recursive doubling ("rdb", and ompi's) is MPICH's on any P.
+    if (alg == VendorAlgorithm::kRecursiveDoubling) alg = VendorAlgorithm::kRecursiveDoublingTree;
 #endif
     vendor.detail = model + ": " + to_string(alg);
     if ((err = vendor_profile_of(plan, alg, &vendor.profile, &vendor.why_not)) != MPI_SUCCESS) return err;

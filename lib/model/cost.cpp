@@ -183,6 +183,7 @@ const char* to_string(VendorAlgorithm a) {
     case VendorAlgorithm::kTwoProc: return "two-proc";
     case VendorAlgorithm::kLinear: return "linear";
     case VendorAlgorithm::kShift: return "shift";
+    case VendorAlgorithm::kRecursiveDoublingTree: return "recursive-doubling-tree";
   }
   return "?";
 }
@@ -238,6 +239,43 @@ CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
         out.add(load.finish());
       }
       return out;
+    case VendorAlgorithm::kRecursiveDoublingTree: {
+      // Per step (mask = 2^i) a round of exchanges with rank ^ mask, each
+      // rank sending all it has; then, where the partner subtree is cut
+      // short by P, rounds tmp_mask = mask/2 .. 1 in which ranks that had a
+      // partner send what they received to rank ^ tmp_mask that had none.
+      // Charged as rounds all ranks take together.
+      std::vector<double> have(static_cast<std::size_t>(P), 1), last(static_cast<std::size_t>(P), 0);
+      auto at = [](std::vector<double>& v, Rank r) -> double& { return v[static_cast<std::size_t>(r)]; };
+      int i = 0;
+      for (Rank mask = 1; mask < P; mask <<= 1, ++i) {
+        std::vector<double> sent(static_cast<std::size_t>(P), 0);
+        for (Rank r = 0; r < P; ++r)
+          if (const Rank dst = r ^ mask; dst < P) {
+            routed_message(t, load, r, dst, at(have, r));
+            at(sent, dst) = at(have, r);
+          }
+        for (Rank r = 0; r < P; ++r)
+          if ((r ^ mask) < P) at(last, r) = at(sent, r), at(have, r) += at(sent, r);
+        out.add(load.finish());
+        // The fixup, per subtree whose partner subtree ends at P.
+        bool any_fixup = false;
+        for (Rank tmp = mask >> 1, k = i - 1; tmp > 0; tmp >>= 1, --k) {
+          std::vector<std::pair<Rank, Rank>> sends;
+          for (Rank r = 0; r < P; ++r) {
+            const Rank my_root = (r >> i) << i, dst_root = ((r ^ mask) >> i) << i;
+            if (dst_root + mask <= P) continue;
+            const Rank completed = P - my_root - mask, root = (r >> k) << k, dst = r ^ tmp;
+            if (dst > r && r < root + completed && dst >= root + completed && dst < P) sends.emplace_back(r, dst);
+          }
+          for (const auto& [from, to] : sends) routed_message(t, load, from, to, at(last, from));
+          for (const auto& [from, to] : sends) at(last, to) = at(last, from), at(have, to) += at(last, from);
+          if (!sends.empty()) out.add(load.finish()), any_fixup = true;
+        }
+        (void)any_fixup;
+      }
+      return out;
+    }
     case VendorAlgorithm::kLinear:
       // One round: every rank sends its block to every other rank at once.
       for (Rank r = 0; r < P; ++r)

@@ -70,7 +70,20 @@ CostProfile profile(const Schedule& schedule, long long step_limit = 4096);
 /// exchange on an odd P, are charged as Open MPI runs them: Bruck, ring.
 /// `kShift` is SimGrid SMPI's "ring" (after Faraj and Yuan): in step i of
 /// P-1, rank r sends its own block to r+i, over ever longer routes.
-enum class VendorAlgorithm { kRing, kNeighborExchange, kRecursiveDoubling, kBruck, kTwoProc, kLinear, kShift };
+/// `kRecursiveDoublingTree` is recursive doubling as MPICH (and SimGrid's
+/// "rdb") runs it on any P: where the partner subtree of a step is
+/// incomplete, the ranks that had a partner pass what they received on to
+/// those that had none, halving the distance in extra rounds.
+enum class VendorAlgorithm {
+  kRing,
+  kNeighborExchange,
+  kRecursiveDoubling,
+  kBruck,
+  kTwoProc,
+  kLinear,
+  kShift,
+  kRecursiveDoublingTree
+};
 const char* to_string(VendorAlgorithm a);
 CostProfile vendor_profile(const Torus& torus, VendorAlgorithm a);
 

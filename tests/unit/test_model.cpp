@@ -54,6 +54,18 @@ TEST(VendorProfile, ShiftWalksEverFurther) {
   EXPECT_DOUBLE_EQ(predict(p, latency_only(), 8), 7);
 }
 
+// MPICH's (and SimGrid's) recursive doubling on 5 ranks: exchanges at
+// distance 1, 2, 4 (0-1 and 2-3; 0-2 and 1-3, both over link 1->2 with two
+// blocks each; 0-4, four blocks one hop), then 4's block passed on: 0 -> 2,
+// then 0 -> 1 and 2 -> 3. On 8 ranks it is the plain recursive doubling.
+TEST(VendorProfile, RecursiveDoublingTreeFixesUpIncompleteSubtrees) {
+  const CostProfile p = vendor_profile(Torus({5}), VendorAlgorithm::kRecursiveDoublingTree);
+  EXPECT_EQ(link_blocks(p), (std::vector<double>{1, 4, 4, 1, 1}));
+  EXPECT_EQ(vendor_profile(Torus({8}), VendorAlgorithm::kRecursiveDoublingTree).serialize(),
+            vendor_profile(Torus({8}), VendorAlgorithm::kRecursiveDoubling).serialize());
+  EXPECT_EQ(vendor_profile(Torus({6}), VendorAlgorithm::kRecursiveDoublingTree).rounds(), 4);
+}
+
 // On a ring of 8, Bruck's step d sends d blocks over d hops; d senders
 // share every link: loads 1, 2·2, 4·4 (the distance-4 ties all go the + way).
 TEST(VendorProfile, BruckOnARingSharesLinks) {
