@@ -185,11 +185,12 @@ std::string vendor_model();
 
 /// A computation for profile_of: the profile of the schedule `get` gives
 /// (built on rank 0 alone), or why there is none.
-std::function<std::string(CostProfile*)> profiling(std::function<const Schedule*(std::string*)> get) {
-  return [get = std::move(get)](CostProfile* p) {
+std::function<std::string(CostProfile*)> profiling(const Torus& torus,
+                                                  std::function<const Schedule*(std::string*)> get) {
+  return [&torus, get = std::move(get)](CostProfile* p) {
     std::string why;
     const Schedule* s = get(&why);
-    if (s) *p = profile(*s);
+    if (s) *p = profile(*s, 4096, &torus);
     return s ? std::string() : why;
   };
 }
@@ -238,7 +239,7 @@ int measure_software(Plan& plan, Calibration* c) {
   std::string why;
   const Schedule* rings = schedule_of(plan, "dim-rings", &why);
   const CostProfile* rp = nullptr;
-  int err = profile_of(plan, "dim-rings", profiling([rings](std::string*) { return rings; }), &rp, &why);
+  int err = profile_of(plan, "dim-rings", profiling(plan.torus, [rings](std::string*) { return rings; }), &rp, &why);
   if (err != MPI_SUCCESS || !rp || rp->rounds() == 0) return err;  // one rank: nothing to measure
   const double tg = timed(plan.comm, reps, [&] { return execute(*rings, plan.comm, buf.data(), kBytes, MPI_BYTE); }, &err);
   if (err != MPI_SUCCESS) return err;
@@ -446,7 +447,7 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
       continue;
     }
     std::string key = c.name;
-    auto compute = profiling([&plan, &key](std::string* why) { return schedule_of(plan, key, why); });
+    auto compute = profiling(plan.torus, [&plan, &key](std::string* why) { return schedule_of(plan, key, why); });
     if (c.name == "bridgehead") {  // the a, b, k of this block size
       std::vector<RingParams> params;
       if (!bridgehead_params(plan, *m, block_bytes, &params, &c.why_not)) {
@@ -455,7 +456,8 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
       }
       key = bridgehead_key(params);
       c.detail = BridgeheadSchedule::to_string(params);
-      compute = profiling([&plan, m, block_bytes](std::string* why) { return bridgehead_of(plan, *m, block_bytes, why); });
+      compute = profiling(plan.torus,
+                          [&plan, m, block_bytes](std::string* why) { return bridgehead_of(plan, *m, block_bytes, why); });
     }
     if ((err = profile_of(plan, key, compute, &c.profile, &c.why_not)) != MPI_SUCCESS) return err;
     c.per_round = plan.calibration->tg_per_round;
@@ -557,8 +559,6 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
   return MPI_SUCCESS;
 }
 
-/// The allgather; errors are returned, or also raised through the error
-/// handler (of comm, or of MPI_COMM_WORLD for MPI_COMM_NULL) if `handle`.
 /// Whether a call repeats the arguments (buffers aside) that plan.memo
 /// holds the decisions of.
 bool repeats(const CallMemo& m, const char* requested, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -605,6 +605,8 @@ bool is_named(MPI_Datatype t) {
   return combiner == MPI_COMBINER_NAMED;
 }
 
+/// The allgather; errors are returned, or also raised through the error
+/// handler (of comm, or of MPI_COMM_WORLD for MPI_COMM_NULL) if `handle`.
 int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   auto raise = [handle](MPI_Comm c, int err) { return handle ? torusgather::raise(c, err) : err; };

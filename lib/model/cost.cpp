@@ -129,10 +129,12 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
   return t;
 }
 
-CostProfile profile(const Schedule& s, long long step_limit) {
+CostProfile profile(const Schedule& s, long long step_limit, const Torus* physical) {
   CostProfile out;
   const Torus& t = s.torus();
   const Rank P = t.size();
+  // Calls of a torus schedule take its ports; all others cross `net`.
+  const Torus& net = physical && physical->size() == P && !s.torus_network() ? *physical : t;
   if (P > step_limit) {
     const StructuralProof proof = s.prove();
     if (proof.supported) {
@@ -154,7 +156,7 @@ CostProfile profile(const Schedule& s, long long step_limit) {
   // circulant or chordal ring) is one MPI message from sender to receiver,
   // which the network routes in dimension order, whatever path the paper
   // drew for it.
-  RoundLoad load(P, t.ports());
+  RoundLoad load(P, net.ports());
   RoundOps ops;
   for (long long round = 1; round <= s.rounds(); ++round) {
     for (Rank r = 0; r < P; ++r) {
@@ -165,7 +167,7 @@ CostProfile profile(const Schedule& s, long long step_limit) {
           load.link(r, x.port, blocks);
           load.message(r, t.neighbor(r, x.port), blocks, 1);
         } else {
-          routed_message(t, load, r, x.routed() ? x.peer : s.link_target(r, x.port), blocks);
+          routed_message(net, load, r, x.routed() ? x.peer : s.link_target(r, x.port), blocks);
         }
       }
     }

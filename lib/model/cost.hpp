@@ -61,7 +61,10 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
 /// network does with one MPI message), not the paper's dipath. Schedules with a structural proof and more
 /// than `step_limit` ranks are charged their proven per-round maxima on
 /// every round instead.
-CostProfile profile(const Schedule& schedule, long long step_limit = 4096);
+/// `physical` is the torus the ranks sit on, where it differs from the
+/// schedule's own (the circulant and the chordal ring are built on a ring of
+/// P ranks; their calls cross the communicator's torus).
+CostProfile profile(const Schedule& schedule, long long step_limit = 4096, const Torus* physical = nullptr);
 
 /// The allgathers an MPI library picks from (Open MPI's coll/tuned, MPICH,
 /// SimGrid SMPI's default of one isend/irecv per pair: `kLinear`), run on

@@ -66,6 +66,25 @@ TEST(VendorProfile, RecursiveDoublingTreeFixesUpIncompleteSubtrees) {
   EXPECT_EQ(vendor_profile(Torus({6}), VendorAlgorithm::kRecursiveDoublingTree).rounds(), 4);
 }
 
+// The circulant is built on a ring of P ranks, but its calls cross the
+// communicator's torus: on 7x7x7 no route is longer than the diameter 9
+// (charged on a ring of 343 they were 14 hops, and the busiest links 6.7x
+// what SimGrid simulated), and its 13 rounds move 342 blocks over the
+// busiest link in all, as every rank receives 342.
+TEST(Profile, CirculantCrossesThePhysicalTorus) {
+  const Torus torus({7, 7, 7});
+  std::string why;
+  const auto s = try_build(*find_algorithm("circulant"), torus, &why);
+  ASSERT_TRUE(s) << why;
+  const CostProfile p = profile(*s, 4096, &torus);
+  EXPECT_EQ(p.rounds(), 13);
+  for (int h : hops(p)) EXPECT_LE(h, 9);
+  double total = 0;
+  for (double l : link_blocks(p)) total += l;
+  EXPECT_DOUBLE_EQ(total, 342);
+  EXPECT_GT(hops(profile(*s))[0], 9);  // without the torus: the ring of 343
+}
+
 // On a ring of 8, Bruck's step d sends d blocks over d hops; d senders
 // share every link: loads 1, 2·2, 4·4 (the distance-4 ties all go the + way).
 TEST(VendorProfile, BruckOnARingSharesLinks) {
