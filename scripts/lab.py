@@ -111,6 +111,8 @@ def make_jobs(args):
         if "all" in requested:
             tg = ["all"] + tg
             smpi = smpi_algorithms_for(dims) + smpi
+        if "torusgather" in requested:  # every torusgather algorithm that applies, no SMPI
+            tg = ["all"] + [a for a in tg if a != "torusgather"]
         smpi = list(dict.fromkeys(smpi))
         if tg:
             jobs.append(dict(platform=name, dims=dims_text, ranks=p, kind="torusgather",
@@ -267,7 +269,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="4x4x4 at 8 B, 1 KiB, 64 KiB, 1 MiB (under 5 minutes)")
     ap.add_argument("--dims", help="comma-separated torus shapes, e.g. 6x6x6,8x8")
     ap.add_argument("--sizes", help="comma-separated block sizes in bytes (k/M suffixes)")
-    ap.add_argument("--algorithms", help="comma-separated: torusgather names, auto, smpi-NAME, all (default)")
+    ap.add_argument("--algorithms", help="comma-separated: torusgather names, auto, smpi-NAME, all (default), "
+                         "torusgather (all of torusgather's that apply, no SMPI)")
     ap.add_argument("--bw", default="10GBps", help="link bandwidth per direction (default 10GBps)")
     ap.add_argument("--lat", default="1us", help="link latency (default 1us)")
     ap.add_argument("--sharing", default="SPLITDUPLEX", choices=["SPLITDUPLEX", "SHARED", "FATPIPE"])

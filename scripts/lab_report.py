@@ -70,6 +70,8 @@ class Scenario:
 def scenarios_from(latest):
     out = OrderedDict()
     for (platform, algorithm, size), r in latest.items():
+        if algorithm == "auto" and not r.get("ran"):
+            continue  # from before the selector (auto was "hamiltonian, else dim-rings")
         s = out.setdefault(platform, Scenario(platform))
         s.ranks = int(r["ranks"])
         s.times[(algorithm, size)] = float(r["time_us"]) if r["ok"] == "ok" else None
@@ -197,7 +199,8 @@ def best_single(s, size):
 
 def auto_table(scenarios):
     """auto's time over the best single algorithm's, per platform and size (issue 7's target: <= 1.10)."""
-    sizes = sorted({b for s in scenarios for b in s.sizes})
+    scenarios = [s for s in scenarios if any(a == "auto" for (a, _) in s.ran)]
+    sizes = sorted({b for s in scenarios for (a, b) in s.ran if a == "auto"})
     head = ["s"] + [s.platform for s in scenarios]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     worst = (0.0, None, None, None, None)
@@ -223,6 +226,7 @@ def model_error(s, a, b):
 
 def model_table(scenarios):
     """Per algorithm and platform: the median and the largest |error| of the prediction over sizes."""
+    scenarios = [s for s in scenarios if s.predicted]
     algs = algorithm_order({a for s in scenarios for (a, _) in s.predicted if a != "auto"})
     head = ["algorithm"] + [s.platform for s in scenarios]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -245,7 +249,7 @@ def model_detail(s):
     algs = [a for a in s.algorithms if a != "auto" and any((a, b) in s.predicted for b in s.sizes)]
     head = ["s"] + algs
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for b in s.sizes:
+    for b in [b for b in s.sizes if any((a, b) in s.predicted for a in algs)]:
         cells = [size_name(b)]
         for a in algs:
             e = model_error(s, a, b)
@@ -377,8 +381,10 @@ def write(results_csv, runs_json, lab_dir, root):
             w("")
             w("<details><summary>Every prediction: µs (error)</summary>")
             for s in scenarios:
+                if not s.predicted:
+                    continue
                 w("")
-                w(f"### {s.platform}")
+                w(f"#### {s.platform}")
                 w("")
                 w(model_detail(s))
             w("")
