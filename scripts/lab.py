@@ -227,7 +227,8 @@ def run_real(args, out):
     results = []
     for np in args.real_np:
         csv_path = os.path.join(out, f"real-np{np}.csv")
-        bench = [os.path.join(args.build, "bin", "tg-bench"), "--algorithms", "all", "--csv", csv_path]
+        bench = [os.path.join(args.build, "bin", "tg-bench"), "--algorithms", "all", "--csv", csv_path,
+                 "--iters", str(args.real_iters)]
         if args.quick:
             bench += ["--sizes", ",".join(map(str, QUICK_SIZES)), "--reps", "3"]
         cmd = mpirun_command(np) + bench
@@ -283,6 +284,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per simulation")
     ap.add_argument("--real-np", default="4", help="rank counts for the real-MPI table ('' for none)")
+    ap.add_argument("--real-iters", type=int, default=200,
+                    help="timed calls per repetition in the real-MPI table (a fifth above 64 KiB; default 200)")
+    ap.add_argument("--real-only", action="store_true", help="no simulations: only the real-MPI table")
     ap.add_argument("--build", default=os.environ.get("TORUSGATHER_BUILD_DIR", os.path.join(ROOT, "build")))
     ap.add_argument("--report-only", action="store_true", help="only regenerate docs/performance.md")
     ap.add_argument("--no-report", action="store_true", help="do not touch docs/performance.md")
@@ -320,7 +324,7 @@ def main():
     if not args.report_only:
         if not os.path.exists(os.path.join(args.build, "bin", "tg-bench-smpi")):
             sys.exit("lab: tg-bench-smpi not built (SimGrid missing? run scripts/lab.sh)")
-        jobs = make_jobs(args)
+        jobs = [] if args.real_only else make_jobs(args)
         started = time.monotonic()
         print(f"lab: {len(jobs)} simulations on {', '.join(args.dims)}, sizes {args.sizes}, "
               f"{args.jobs} at a time", flush=True)
