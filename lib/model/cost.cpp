@@ -261,7 +261,6 @@ CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
           if ((r ^ mask) < P) at(last, r) = at(sent, r), at(have, r) += at(sent, r);
         out.add(load.finish());
         // The fixup, per subtree whose partner subtree ends at P.
-        bool any_fixup = false;
         for (Rank tmp = mask >> 1, k = i - 1; tmp > 0; tmp >>= 1, --k) {
           std::vector<std::pair<Rank, Rank>> sends;
           for (Rank r = 0; r < P; ++r) {
@@ -272,9 +271,8 @@ CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
           }
           for (const auto& [from, to] : sends) routed_message(t, load, from, to, at(last, from));
           for (const auto& [from, to] : sends) at(last, to) = at(last, from), at(have, to) += at(last, from);
-          if (!sends.empty()) out.add(load.finish()), any_fixup = true;
+          if (!sends.empty()) out.add(load.finish());
         }
-        (void)any_fixup;
       }
       return out;
     }
