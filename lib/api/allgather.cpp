@@ -16,6 +16,7 @@
 #include "exec/executor.hpp"
 #include "model/selector.hpp"
 #include "schedule/bridgehead.hpp"
+#include "schedule/circulant.hpp"
 #include "schedule/registry.hpp"
 #include "torusgather/torusgather.h"
 #ifdef TORUSGATHER_SMPI
@@ -33,6 +34,7 @@ struct Environment {
   std::string algorithm = "auto";
   bool verbose = false;
   std::string bridgehead;    ///< TORUSGATHER_BRIDGEHEAD: a,b,k[;a,b,k...]
+  int circulant_packets = 0;  ///< TORUSGATHER_CIRCULANT_PACKETS: p-gossip (seed 002 §5.2); 0: no limit
   std::string vendor_model;  ///< TORUSGATHER_VENDOR_MODEL: ompi, mpich, ring, rdb, bruck, neighbor, linear
   std::vector<TuneRule> tune;  ///< TORUSGATHER_TUNE
   std::string tune_error;      ///< why TORUSGATHER_TUNE is malformed
@@ -40,6 +42,11 @@ struct Environment {
     if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
     if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
     if (const char* b = std::getenv("TORUSGATHER_BRIDGEHEAD"); b && *b) bridgehead = b;
+    if (const char* p = std::getenv("TORUSGATHER_CIRCULANT_PACKETS"); p && *p) {
+      char* end = nullptr;
+      const long v = std::strtol(p, &end, 10);
+      if (*end == '\0' && v > 0 && v <= INT_MAX) circulant_packets = static_cast<int>(v);  // else ignored
+    }
     if (const char* m = std::getenv("TORUSGATHER_VENDOR_MODEL"); m && *m) vendor_model = m;
     if (const char* t = std::getenv("TORUSGATHER_TUNE"); t && *t) {
       std::vector<std::string> known = {"vendor"};
@@ -362,7 +369,13 @@ const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* wh
     *why = it->second;
     return nullptr;
   }
-  auto schedule = try_build(*find_algorithm(name), plan.torus, why);
+  std::unique_ptr<Schedule> schedule;
+  if (name == "circulant" && environment().circulant_packets > 0) {  // p-gossip: at most p blocks per link per round
+    if (*why = CirculantSchedule::not_applicable(plan.torus); why->empty())
+      schedule = std::make_unique<CirculantSchedule>(plan.torus, environment().circulant_packets);
+  } else {
+    schedule = try_build(*find_algorithm(name), plan.torus, why);
+  }
   if (!schedule) {
     plan.declined[name] = *why;
     return nullptr;
@@ -669,6 +682,9 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     // bridgehead's a, b, k depend on the block size: name them.
     if (environment().verbose && chosen == "bridgehead")
       chosen += " (" + BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule*>(schedule)->params()) + ")";
+    if (environment().verbose && chosen == "circulant" && environment().circulant_packets > 0)
+      chosen += " (p-gossip, p = " + std::to_string(environment().circulant_packets) + ", " +
+                std::to_string(schedule->rounds()) + " rounds)";
     if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
       std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n",
                    plan->torus.to_string().c_str(), size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
