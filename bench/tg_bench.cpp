@@ -93,8 +93,8 @@ Options parse(int argc, char** argv, int rank) {
             "registered algorithm that applies to the torus, and auto. --check compares every\n"
             "result byte for byte; --check-max checks sizes up to BYTES only (larger ones use\n"
             "SMPI_SHARED_MALLOC under SimGrid). --no-vendor leaves out MPI_Allgather.\n"
-            "--predict adds the cost model's prediction of each row (column predicted_us;\n"
-            "-1: no model), from the calibrated machine as auto sees it.\n");
+            "--predict adds the cost model's prediction of each row (column predicted_us,\n"
+            "empty or null where there is no model), from the calibrated machine as auto sees it.\n");
       MPI_Finalize();
       std::exit(0);
     } else die(rank, "unknown option '" + a + "' (try --help)");
