@@ -89,6 +89,14 @@ int raise(MPI_Comm comm, int err) {
 
 int g_committed_keyval = MPI_KEYVAL_INVALID;
 
+/// Whether t is a predefined datatype (committed, never freed, so its
+/// handle is stable).
+bool is_named(MPI_Datatype t) {
+  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
+  MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+  return combiner == MPI_COMBINER_NAMED;
+}
+
 /// Whether a derived datatype is committed. MPI has no query for it, so ask
 /// the MPI with local zero-count operations that must refuse an uncommitted
 /// type: MPI_Pack (Open MPI and MPICH refuse; MPICH accepts a zero-count
@@ -97,9 +105,7 @@ int g_committed_keyval = MPI_KEYVAL_INVALID;
 /// MPI_Pack aborts instead). A committed type stays
 /// committed, so the answer is cached on the type in an attribute.
 int check_committed(MPI_Datatype t, MPI_Comm priv) {
-  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
-  MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
-  if (combiner == MPI_COMBINER_NAMED) return MPI_SUCCESS;  // predefined types are committed
+  if (is_named(t)) return MPI_SUCCESS;
   // Created once, thread-safely (MPI_THREAD_MULTIPLE), freed at MPI_Finalize.
   static std::once_flag once;
   std::call_once(once, [] {
@@ -126,32 +132,42 @@ int check_committed(MPI_Datatype t, MPI_Comm priv) {
   return MPI_SUCCESS;
 }
 
-/// The bytes [first, last) that count elements of t touch from buf.
-std::pair<const char*, const char*> span(const void* buf, long long count, MPI_Datatype t) {
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  MPI_Type_get_extent(t, &lb, &extent);
-  MPI_Type_get_true_extent(t, &true_lb, &true_extent);
-  const char* first = static_cast<const char*>(buf) + true_lb;
-  return {first, first + (count - 1) * extent + true_extent};
+Layout layout_of(MPI_Datatype t) {
+  Layout l;
+  MPI_Aint lb = 0;
+  MPI_Type_get_extent(t, &lb, &l.extent);
+  MPI_Type_get_true_extent(t, &l.true_lb, &l.true_extent);
+  return l;
+}
+
+/// A null buffer is only legal as MPI_BOTTOM, with absolute addresses in
+/// the type (a true lower bound other than 0).
+bool null_buffer(const void* buf, long long count, const Layout& l) {
+  return buf == nullptr && count > 0 && l.true_lb == 0;
+}
+
+/// Whether ns elements of layout ls from s and nr of layout lr from r share
+/// bytes (send and receive buffers may not overlap unless MPI_IN_PLACE).
+bool overlap(const void* s, long long ns, const Layout& ls, const void* r, long long nr, const Layout& lr) {
+  if (ns <= 0 || nr <= 0) return false;
+  const char* s0 = static_cast<const char*>(s) + ls.true_lb;
+  const char* r0 = static_cast<const char*>(r) + lr.true_lb;
+  return s0 < r0 + (nr - 1) * lr.extent + lr.true_extent && r0 < s0 + (ns - 1) * ls.extent + ls.true_extent;
 }
 
 /// The checks of MPI_Allgather's arguments that need the plan (committed
 /// types) or the data layout; all are local to this rank, as in MPI
 /// libraries, and programs pass the same bad arguments on every rank.
+/// *send and *recv get the types' layouts.
 int check_buffers(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, int size, MPI_Comm priv) {
+                  MPI_Datatype recvtype, int size, MPI_Comm priv, Layout* send, Layout* recv) {
   const bool in_place = sendbuf == MPI_IN_PLACE;
   int err = check_committed(recvtype, priv);
   if (err == MPI_SUCCESS && !in_place) err = check_committed(sendtype, priv);
   if (err != MPI_SUCCESS) return err;
-  // A null buffer is only legal as MPI_BOTTOM, with absolute addresses in
-  // the type (a true lower bound other than 0).
-  auto null_buffer = [](const void* buf, int count, MPI_Datatype t) {
-    MPI_Aint true_lb = 0, true_extent = 0;
-    MPI_Type_get_true_extent(t, &true_lb, &true_extent);
-    return buf == nullptr && count > 0 && true_lb == 0;
-  };
-  if (null_buffer(recvbuf, recvcount, recvtype) || (!in_place && null_buffer(sendbuf, sendcount, sendtype)))
+  *recv = layout_of(recvtype);
+  if (!in_place) *send = layout_of(sendtype);
+  if (null_buffer(recvbuf, recvcount, *recv) || (!in_place && null_buffer(sendbuf, sendcount, *send)))
     return MPI_ERR_BUFFER;
   if (in_place) return MPI_SUCCESS;
   // Every rank receives from this one recvcount elements of recvtype: the
@@ -162,12 +178,8 @@ int check_buffers(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   const long long sbytes = static_cast<long long>(sendcount) * ssize, rbytes = static_cast<long long>(recvcount) * rsize;
   if (sbytes > rbytes) return MPI_ERR_TRUNCATE;
   if (sbytes < rbytes) return MPI_ERR_ARG;
-  // Send and receive buffers may not overlap unless MPI_IN_PLACE is used.
-  if (sendcount > 0) {
-    const auto s = span(sendbuf, sendcount, sendtype);
-    const auto r = span(recvbuf, static_cast<long long>(recvcount) * size, recvtype);
-    if (s.first < r.second && r.first < s.second) return MPI_ERR_BUFFER;
-  }
+  if (overlap(sendbuf, sendcount, *send, recvbuf, static_cast<long long>(recvcount) * size, *recv))
+    return MPI_ERR_BUFFER;
   return MPI_SUCCESS;
 }
 
@@ -581,41 +593,36 @@ bool repeats(const CallMemo& m, const char* requested, const void* sendbuf, int 
          (in_place || (m.sendcount == sendcount && m.sendtype == sendtype)) && m.requested == requested;
 }
 
-/// The rest of a call whose arguments repeat plan.memo's: the checks that
-/// depend on the buffers, then the run, as allgather() below does them.
-int run_repeated(bool handle, const Plan& plan, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void* recvbuf, MPI_Comm comm) {
+/// A call decided (by allgather() below, or repeated from plan.memo): the
+/// vendor's allgather, or the own block copied and the schedule run.
+int run_decided(bool handle, const Plan& plan, const CallMemo& call, const void* sendbuf, int sendcount,
+                MPI_Datatype sendtype, void* recvbuf, MPI_Comm comm) {
   auto raise = [handle](MPI_Comm c, int err) { return handle ? torusgather::raise(c, err) : err; };
-  const CallMemo& m = plan.memo;
-  const bool in_place = m.in_place;
-  if ((recvbuf == nullptr && m.recvcount > 0 && m.recv_true_lb == 0) ||
-      (!in_place && sendbuf == nullptr && m.sendcount > 0 && m.send_true_lb == 0))
-    return raise(comm, MPI_ERR_BUFFER);
-  if (!in_place && m.sendcount > 0) {
-    const char* s = static_cast<const char*>(sendbuf) + m.send_true_lb;
-    const char* s_end = s + (m.sendcount - 1) * m.send_extent + m.send_true_extent;
-    const char* r = static_cast<const char*>(recvbuf) + m.recv_true_lb;
-    const char* r_end = r + (static_cast<long long>(m.recvcount) * plan.size - 1) * m.recv_extent + m.recv_true_extent;
-    if (s < r_end && r < s_end) return raise(comm, MPI_ERR_BUFFER);
-  }
-  if (!m.schedule) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, m.recvcount, m.recvtype, comm);
-  char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(plan.rank) * m.recvcount * m.recv_extent;
-  int err = MPI_SUCCESS;
-  if (m.memcpy_own) {
-    std::memcpy(own, sendbuf, static_cast<std::size_t>(m.recvcount) * m.recv_extent);
-  } else if (!in_place) {
-    err = MPI_Sendrecv(sendbuf, m.sendcount, m.sendtype, plan.rank, kSelfCopyTag, own, m.recvcount, m.recvtype,
-                       plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
+  if (!call.schedule && plan.size > 1)
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, call.recvcount, call.recvtype, comm);
+  char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(plan.rank) * call.recvcount * call.recv.extent;
+  if (call.memcpy_own) {
+    std::memcpy(own, sendbuf, static_cast<std::size_t>(call.recvcount) * call.recv.extent);
+  } else if (!call.in_place) {
+    // Through MPI so that any pair of datatypes with matching signatures works.
+    const int err = MPI_Sendrecv(sendbuf, sendcount, sendtype, plan.rank, kSelfCopyTag, own, call.recvcount,
+                                 call.recvtype, plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS) return raise(comm, err);
   }
-  return raise(comm, execute(*m.schedule, plan.comm, recvbuf, m.recvcount, m.recvtype));
+  if (!call.schedule) return MPI_SUCCESS;  // one rank
+  return raise(comm, execute(*call.schedule, plan.comm, recvbuf, call.recvcount, call.recvtype));
 }
 
-/// Whether t is a predefined datatype (never freed, so its handle is stable).
-bool is_named(MPI_Datatype t) {
-  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
-  MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
-  return combiner == MPI_COMBINER_NAMED;
+/// A call whose arguments repeat plan.memo's: only the checks that depend
+/// on the buffers are left.
+int run_repeated(bool handle, const Plan& plan, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, MPI_Comm comm) {
+  const CallMemo& m = plan.memo;
+  if (null_buffer(recvbuf, m.recvcount, m.recv) || (!m.in_place && null_buffer(sendbuf, m.sendcount, m.send)) ||
+      (!m.in_place && overlap(sendbuf, m.sendcount, m.send, recvbuf, static_cast<long long>(m.recvcount) * plan.size,
+                              m.recv)))
+    return handle ? raise(comm, MPI_ERR_BUFFER) : MPI_ERR_BUFFER;
+  return run_decided(handle, plan, m, sendbuf, sendcount, sendtype, recvbuf, comm);
 }
 
 /// The allgather; errors are returned, or also raised through the error
@@ -667,8 +674,9 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   int err = get_plan(comm, &plan);
   if (err != MPI_SUCCESS) return raise(comm, err);
 
-  if ((err = check_buffers(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, size, plan->comm)) !=
-      MPI_SUCCESS)
+  CallMemo call;
+  if ((err = check_buffers(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, size, plan->comm, &call.send,
+                           &call.recv)) != MPI_SUCCESS)
     return raise(comm, err);
 
   std::string note, chosen = "self";
@@ -690,41 +698,17 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
                    plan->torus.to_string().c_str(), size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
   }
 
-  MPI_Aint lb = 0, extent = 0;
-  MPI_Type_get_extent(recvtype, &lb, &extent);
-  char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(rank) * recvcount * extent;
-  const bool memcpy_own = !in_place && sendtype == recvtype && sendcount == recvcount && is_contiguous(recvtype);
-  if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) {
-    CallMemo& m = plan->memo;
-    m.requested = requested;
-    m.in_place = in_place;
-    m.sendcount = in_place ? 0 : sendcount;
-    m.sendtype = in_place ? MPI_DATATYPE_NULL : sendtype;
-    m.recvcount = recvcount;
-    m.recvtype = recvtype;
-    MPI_Aint unused = 0;
-    if (!in_place) {
-      MPI_Type_get_extent(sendtype, &unused, &m.send_extent);
-      MPI_Type_get_true_extent(sendtype, &m.send_true_lb, &m.send_true_extent);
-    }
-    m.recv_extent = extent;
-    MPI_Type_get_true_extent(recvtype, &m.recv_true_lb, &m.recv_true_extent);
-    m.memcpy_own = memcpy_own;
-    m.schedule = schedule;
-    m.valid = true;
-  }
-  if (!schedule && size > 1) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  if (memcpy_own) {
-    std::memcpy(own, static_cast<const char*>(sendbuf), static_cast<std::size_t>(recvcount) * extent);
-  } else if (!in_place) {
-    // Through MPI so that any pair of datatypes with matching signatures works.
-    err = MPI_Sendrecv(sendbuf, sendcount, sendtype, rank, kSelfCopyTag, own, recvcount, recvtype, rank,
-                       kSelfCopyTag, plan->comm, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS) return raise(comm, err);
-  }
-  if (!schedule) return MPI_SUCCESS;  // one rank
-  err = execute(*schedule, plan->comm, recvbuf, recvcount, recvtype);
-  return raise(comm, err);
+  call.requested = requested;
+  call.in_place = in_place;
+  call.sendcount = in_place ? 0 : sendcount;
+  call.sendtype = in_place ? MPI_DATATYPE_NULL : sendtype;
+  call.recvcount = recvcount;
+  call.recvtype = recvtype;
+  call.memcpy_own = !in_place && sendtype == recvtype && sendcount == recvcount && is_contiguous(recvtype);
+  call.schedule = schedule;
+  call.valid = true;
+  if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) plan->memo = call;
+  return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
 }
 
 }  // namespace

@@ -21,16 +21,19 @@ namespace torusgather {
 /// and the choice they need cost about 0.5 us a call (issue 7: auto measured
 /// 1.18x the vendor's 2.7 us at 8 B on 4 ranks). Kept only when both types
 /// are predefined: a freed derived type's handle may come back as another.
+/// What the buffer checks need of a datatype: MPI_BOTTOM needs a true lower
+/// bound, and the send and receive spans may not overlap.
+struct Layout {
+  MPI_Aint extent = 0, true_lb = 0, true_extent = 0;
+};
+
 struct CallMemo {
   bool valid = false;
   std::string requested;  ///< the algorithm asked for ("auto", a name)
   bool in_place = false;
   int sendcount = 0, recvcount = 0;
   MPI_Datatype sendtype = MPI_DATATYPE_NULL, recvtype = MPI_DATATYPE_NULL;
-  // What the buffer checks need: MPI_BOTTOM needs a true lower bound, and
-  // the send and receive spans may not overlap.
-  MPI_Aint send_extent = 0, send_true_lb = 0, send_true_extent = 0;
-  MPI_Aint recv_extent = 0, recv_true_lb = 0, recv_true_extent = 0;
+  Layout send, recv;
   bool memcpy_own = false;             ///< the own block is copied with memcpy
   const Schedule* schedule = nullptr;  ///< what runs (nullptr: the vendor's allgather)
 };
