@@ -69,7 +69,8 @@ void GossipBuilder::next_round() {
   calls_.emplace_back();
 }
 
-void GossipBuilder::call(Rank from, std::vector<Port> route) {
+void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<std::uint64_t>* mask) {
+  if (mask && mask->size() != words_) throw std::logic_error("GossipBuilder: a mask of the wrong size");
   if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
   const Rank to = target(from, route);
   if (to == from) throw std::logic_error("GossipBuilder: a route from rank " + std::to_string(from) + " returns to it");
@@ -79,6 +80,7 @@ void GossipBuilder::call(Rank from, std::vector<Port> route) {
   Call c{from, to, std::move(route), {}};
   for (std::size_t w = 0; w < words_; ++w) {
     std::uint64_t bits = have[w] & ~got[w] & ~coming[w];
+    if (mask) bits &= (*mask)[w];
     coming[w] |= bits;
     while (bits) {
       const int b = __builtin_ctzll(bits);

@@ -62,7 +62,13 @@ class GossipBuilder {
   /// Starts the next round (the first call of a round starts round 1).
   void next_round();
   /// `from` calls the end of `route`.
-  void call(Rank from, std::vector<Port> route);
+  void call(Rank from, std::vector<Port> route) { call(from, std::move(route), nullptr); }
+  /// As call(), but only blocks whose bit is set in `mask` (P bits, as
+  /// mask(); null means every block): a piece of what the caller holds, as
+  /// in seed 004 §6's coloured broadcast.
+  void call(Rank from, std::vector<Port> route, const std::vector<std::uint64_t>* mask);
+  /// An empty mask of P bits for the masked call().
+  std::vector<std::uint64_t> mask() const { return std::vector<std::uint64_t>(words_, 0); }
   /// `from` sends the given blocks (sorted) along `route`, as the
   /// construction says; nothing is derived (the simulator checks it).
   void call(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks);

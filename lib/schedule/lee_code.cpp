@@ -60,14 +60,16 @@ bool divisible(const std::vector<int>& m, int q) {
 /// (4i rounds and 12/9·D δ on 7^i-sided 3D tori, Prop. 5.17). A sub-torus
 /// whose sides the code does not divide gossips by bidirectional rings along
 /// each axis in turn (seed 001, approach 1), one hop per step.
-void count(const std::vector<int>& m, int d, long long f, long long* rounds, long long* hops) {
+/// With `split` (seed 004 §6) every level's broadcast takes two rounds of
+/// one hop each: 5i rounds and 13/9·D δ on 7^i sides (Props. 6.3, 6.4).
+void count(const std::vector<int>& m, int d, long long f, bool split, long long* rounds, long long* hops) {
   const int q = 2 * d + 1;
   if (divisible(m, q)) {
     std::vector<int> sub(m);
     for (int& x : sub) x /= q;
-    count(sub, d, f * q, rounds, hops);
-    *rounds += 2 + (d - 1);
-    *hops += 2 * f;
+    count(sub, d, f * q, split, rounds, hops);
+    *rounds += 2 + (d - 1) + (split ? 1 : 0);
+    *hops += (split ? 3 : 2) * f;
     for (const auto& round : local_rounds(d)) *hops += f * longest(round);
     return;
   }
@@ -79,8 +81,23 @@ void count(const std::vector<int>& m, int d, long long f, long long* rounds, lon
 
 class Generator {
  public:
-  Generator(const Torus& t, const std::vector<int>& axes, GossipBuilder& b)
-      : t_(t), axes_(axes), d_(static_cast<int>(axes.size())), q_(2 * d_ + 1), b_(b) {}
+  /// With `split`, each broadcast is §6's two coloured rounds.
+  Generator(const Torus& t, const std::vector<int>& axes, bool split, GossipBuilder& b)
+      : t_(t), axes_(axes), d_(static_cast<int>(axes.size())), q_(2 * d_ + 1), b_(b) {
+    if (!split) return;
+    // The pieces m_0 .. m_{q-1} of §6.1: block k belongs to piece c(k), the
+    // code weight of rank k's own coordinates. Any partition that all code
+    // nodes share would do; this one cuts every holding into q equal pieces,
+    // since a holding is a union of balls x + B1, whose q ranks have q
+    // distinct weights (Lemma 6.2).
+    pieces_.assign(static_cast<std::size_t>(q_), b.mask());
+    for (Rank k = 0; k < t.size(); ++k) {
+      const std::vector<int> c = t.coords(k);
+      long long w = 0;
+      for (int j = 0; j < d_; ++j) w += (j + 1) * static_cast<long long>(c[static_cast<std::size_t>(axes[static_cast<std::size_t>(j)])]);
+      pieces_[static_cast<std::size_t>(w % q_)][static_cast<std::size_t>(k / 64)] |= 1ull << (k % 64);
+    }
+  }
 
   /// Gossip on the sub-tori {o + f·y : y in Z_m} for every origin o, all at once.
   void gossip(const std::vector<std::vector<long long>>& origins, long long f, const std::vector<int>& m) {
@@ -121,13 +138,38 @@ class Generator {
             for (const auto& path : round)
               for (int sign : {1, -1}) b_.call(rank(o, f, y), route(path, sign, f));
     }
-    // Final broadcast: every code node to its 2d neighbours.
+    if (pieces_.empty()) {
+      // Final broadcast: every code node to its 2d neighbours.
+      b_.next_round();
+      for (const auto& o : origins)
+        for (const auto& y : grid)
+          if (weight(y) == 0)
+            for (int j = 0; j < d_; ++j)
+              for (int sign : {1, -1}) b_.call(rank(o, f, y), straight(j, sign, f));
+      return;
+    }
+    // Seed 004 §6.1, the broadcast for large messages in two rounds. 3-a:
+    // each code node sends its neighbour y only the piece m_c(y). 3-b: every
+    // node that is not in the code passes that piece on to its 2d
+    // neighbours, and each code node sends m_0 to its own. A node and its 2d
+    // neighbours have all q weights (Lemma 6.2), so every node then holds
+    // all q pieces; each link carries a 1/q piece instead of everything.
     b_.next_round();
     for (const auto& o : origins)
       for (const auto& y : grid)
         if (weight(y) == 0)
           for (int j = 0; j < d_; ++j)
-            for (int sign : {1, -1}) b_.call(rank(o, f, y), straight(j, sign, f));
+            for (int sign : {1, -1}) {
+              std::vector<int> z(y);
+              z[static_cast<std::size_t>(j)] += sign;
+              b_.call(rank(o, f, y), straight(j, sign, f), &pieces_[static_cast<std::size_t>(weight(z))]);
+            }
+    b_.next_round();
+    for (const auto& o : origins)
+      for (const auto& y : grid)
+        for (int j = 0; j < d_; ++j)
+          for (int sign : {1, -1})
+            b_.call(rank(o, f, y), straight(j, sign, f), &pieces_[static_cast<std::size_t>(weight(y))]);
   }
 
  private:
@@ -190,11 +232,12 @@ class Generator {
   const std::vector<int>& axes_;
   int d_, q_;
   GossipBuilder& b_;
+  std::vector<std::vector<std::uint64_t>> pieces_;  ///< §6's q pieces as block masks; empty: no split
 };
 
 }  // namespace
 
-std::string LeeCodeSchedule::not_applicable(const Torus& torus) {
+std::string LeeCodeSchedule::not_applicable(const Torus& torus, bool large) {
   const auto axes = torus.active_axes();
   const int d = static_cast<int>(axes.size());
   if (d < 1 || d > 3) return "needs 1 to 3 sides > 1 (the perfect Lee codes used are for d <= 3)";
@@ -203,19 +246,23 @@ std::string LeeCodeSchedule::not_applicable(const Torus& torus) {
     if (torus.dim(a) % q)
       return "needs every side > 1 to be a multiple of " + std::to_string(q) + " (the code x1 + ... + d·xd ≡ 0 mod " +
              std::to_string(q) + ")";
+  if (large && torus.size() == q)
+    return "a ring of 3 has pieces of one block, each its receiver's own: the split broadcast has nothing to send";
   if (torus.size() > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
   return {};
 }
 
-LeeCodeSchedule::LeeCodeSchedule(const Torus& torus) : ExplicitSchedule(torus), axes_(torus.active_axes()) {
-  if (std::string why = not_applicable(torus); !why.empty()) throw std::invalid_argument("lee-code: " + why);
+LeeCodeSchedule::LeeCodeSchedule(const Torus& torus, bool large)
+    : ExplicitSchedule(torus), axes_(torus.active_axes()), large_(large) {
+  if (std::string why = not_applicable(torus, large); !why.empty())
+    throw std::invalid_argument(std::string(name()) + ": " + why);
   const int d = static_cast<int>(axes_.size());
   q_ = 2 * d + 1;
   std::vector<int> m;
   for (int a : axes_) m.push_back(torus.dim(a));
-  count(m, d, 1, &rounds_, &hops_);
+  count(m, d, 1, large, &rounds_, &hops_);
   GossipBuilder b(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
-  Generator(torus, axes_, b).gossip({std::vector<long long>(static_cast<std::size_t>(d), 0)}, 1, m);
+  Generator(torus, axes_, large, b).gossip({std::vector<long long>(static_cast<std::size_t>(d), 0)}, 1, m);
   set_calls(b.finish());
   const char* code = d == 3 ? "x1 + 2x2 + 3x3 ≡ 0 (mod 7)" : d == 2 ? "x1 + 2x2 ≡ 0 (mod 5)" : "x1 ≡ 0 (mod 3)";
   int levels = 0;
@@ -223,7 +270,8 @@ LeeCodeSchedule::LeeCodeSchedule(const Torus& torus) : ExplicitSchedule(torus), 
     for (int& v : x) v /= q_;
   construction_ = std::string("perfect Lee code ") + code + ", " + std::to_string(levels) + " level" +
                   (levels == 1 ? "" : "s") + " of concentration, " + std::to_string(d - 1) +
-                  " local gossip round" + (d == 2 ? "" : "s") + " and broadcast";
+                  " local gossip round" + (d == 2 ? "" : "s") + " and broadcast" +
+                  (large ? std::string(" in two rounds of ") + std::to_string(q_) + " coloured pieces (§6)" : "");
 }
 
 }  // namespace torusgather

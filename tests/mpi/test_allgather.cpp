@@ -131,8 +131,8 @@ std::string shape_name(const std::vector<int>& dims) {
 
 void run_cases(MPI_Comm comm, const std::string& where, std::vector<TypeCase>& cases) {
   for (const char* algorithm :
-       {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "circulant", "chordal-ring", "bridgehead",
-        "concentrate", "vendor"}) {
+       {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "lee-code-large", "circulant", "chordal-ring",
+        "bridgehead", "concentrate", "vendor"}) {
     for (const auto& tc : cases) {
       check(same_as_vendor(algorithm, tc, comm, false), where + " " + algorithm + " " + tc.name);
       if (!g_quick || tc.name == "int x1001")
@@ -183,6 +183,10 @@ int main(int argc, char** argv) {
     TG_Algorithm_chosen("lee-code", comm, chosen, sizeof chosen);
     check(std::string(chosen) == (lee && active >= 1 ? "lee-code" : "dim-rings"),
           "forced lee-code on " + shape_name(dims) + " ran " + chosen);
+    // §6's split broadcast has nothing to send on a ring of 3.
+    TG_Algorithm_chosen("lee-code-large", comm, chosen, sizeof chosen);
+    check(std::string(chosen) == (lee && active >= 1 && g_size != 3 ? "lee-code-large" : "dim-rings"),
+          "forced lee-code-large on " + shape_name(dims) + " ran " + chosen);
     TG_Algorithm_chosen("circulant", comm, chosen, sizeof chosen);
     check(std::string(chosen) == (g_size > 4 ? "circulant" : "dim-rings"),
           "forced circulant on " + shape_name(dims) + " ran " + chosen);

@@ -74,6 +74,67 @@ TEST(LeeCode, RoundsOnEveryShapeItAccepts) {
   }
 }
 
+// Seed 004 Prop. 6.3: the large-message variant on TM(7)^3 in 5 rounds and
+// 13 hops, the broadcast split into 3-a (each code node sends neighbour y
+// the piece m_c(y)) and 3-b (the non-code nodes pass their piece on, the
+// code nodes send m_0). The largest messages sum to 1 + 7 + 49 + 48 + 49
+// blocks: the paper's 1 + 7 + 3·49 less the receiver's own block in 3-a.
+TEST(LeeCode, LargeMessagesSevenCubedInFiveRounds) {
+  const LeeCodeSchedule s{Torus({7, 7, 7}), true};
+  EXPECT_STREQ(s.name(), "lee-code-large");
+  const auto rep = step_through(s);
+  EXPECT_TRUE(rep.complete) << all_errors(rep);
+  EXPECT_EQ(rep.rounds, 5);
+  EXPECT_EQ(rep.hops_sum, 13);
+  EXPECT_EQ(rep.max_link_messages_per_round, 1);
+  EXPECT_DOUBLE_EQ(rep.blocks_sum, 1 + 7 + 49 + 48 + 49);
+  const auto& calls = s.calls();
+  ASSERT_EQ(calls.size(), 5u);
+  // 3-a: 49 code nodes x 6 neighbours, a 49-block piece less the own block.
+  ASSERT_EQ(calls[3].size(), 49u * 6);
+  for (const Call& c : calls[3]) {
+    EXPECT_EQ(block_count(c.ranges), 48);
+    EXPECT_EQ(c.route.size(), 1u);
+  }
+  // 3-b: every node calls its 6 neighbours except that a node outside the
+  // code skips its one code neighbour, which holds everything; each call is
+  // one whole piece.
+  EXPECT_EQ(calls[4].size(), 343u * 6 - 294);
+  for (const Call& c : calls[4]) EXPECT_EQ(block_count(c.ranges), 49);
+}
+
+// Prop. 6.4: 5i rounds and 13/9·D δ on 7^i sides; in general one round more
+// per level of the recursion than lee-code, one hop of the level's dilation
+// more, and far fewer blocks.
+TEST(LeeCode, LargeMessagesOneRoundMorePerLevel) {
+  struct Case {
+    std::vector<int> dims;
+    long long rounds, hops, blocks_sum, plain_blocks_sum;
+  };
+  const std::vector<Case> cases = {
+      {{9}, 6, 12, 13, 18},          {{27}, 9, 39, 58, 81},         {{6}, 4, 6, 7, 9},
+      {{12}, 5, 9, 14, 18},          {{5, 5}, 4, 6, 15, 30},        {{10, 10}, 6, 16, 75, 135},
+      {{25, 25}, 8, 36, 453, 900},   {{5, 15}, 5, 11, 50, 95},      {{7, 7, 7}, 5, 13, 154, 399},
+      {{7, 7, 14}, 6, 20, 315, 805}, {{14, 14, 14}, 8, 34, 1281, 3241}};
+  for (const auto& c : cases) {
+    const Torus t(c.dims);
+    SCOPED_TRACE(t.to_string());
+    const LeeCodeSchedule plain{t}, large{t, true};
+    EXPECT_EQ(large.rounds(), c.rounds);
+    const auto rep = step_through(large);
+    EXPECT_TRUE(rep.complete) << all_errors(rep);
+    EXPECT_EQ(rep.rounds, c.rounds);
+    EXPECT_EQ(rep.hops_sum, c.hops);
+    EXPECT_DOUBLE_EQ(rep.blocks_sum, c.blocks_sum);
+    EXPECT_EQ(rep.max_link_messages_per_round, 1);
+    EXPECT_DOUBLE_EQ(step_through(plain).blocks_sum, c.plain_blocks_sum);
+  }
+  // A ring of 3: every piece is one block, its receiver's own.
+  EXPECT_FALSE(LeeCodeSchedule::not_applicable(Torus({3}), true).empty());
+  EXPECT_TRUE(LeeCodeSchedule::not_applicable(Torus({3})).empty());
+  EXPECT_THROW((LeeCodeSchedule{Torus({3}), true}), std::invalid_argument);
+}
+
 TEST(LeeCode, DeclinesOtherShapes) {
   for (const auto& dims : std::vector<std::vector<int>>{{4}, {7}, {4, 4}, {7, 7}, {5, 10, 3}, {5, 5, 5}, {3, 3, 3, 3}}) {
     const Torus t(dims);
