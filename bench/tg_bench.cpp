@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   for (const auto& a : opt.algorithms) {
     char chosen[64] = "vendor";
     if (a != "vendor" && TG_Algorithm_chosen(a.c_str(), comm, chosen, sizeof chosen) != MPI_SUCCESS)
-      die(rank, "unknown algorithm '" + a + "'");
+      die(rank, "'" + a + "': an unknown algorithm, or torusgather could not set up this communicator (see above)");
     ran.push_back(chosen);
   }
   for (long long bytes : opt.sizes)

@@ -16,6 +16,7 @@
 #include "schedule/cycles.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/three_phase.hpp"
 #include "simulate/simulate.hpp"
 
 using namespace torusgather;
@@ -28,6 +29,7 @@ void usage(FILE* out) {
                "       tg-plan --ranks N --algorithm NAME ...   (the same as --dims N)\n"
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
+               "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1)\n"
                "               [--r R]   (bridgehead: pick a, b, k for r = alpha/(s beta); default %g)\n"
                "               [--params a,b,k[;a,b,k...]]   (bridgehead: these parameters, per axis)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
@@ -236,7 +238,7 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
 
 int main(int argc, char** argv) {
   std::string dims_text, algorithm, method = "auto", svg;
-  int packets = 0, chord = 0;
+  int packets = 0, chord = 0, node_size = 0;
   double r = -1;
   std::string params_text;
   bool json = false, table = false;
@@ -253,6 +255,7 @@ int main(int argc, char** argv) {
     else if (a == "--ranks") dims_text = value();  // a 1D shape: the rank count
     else if (a == "--packets") packets = std::atoi(value().c_str());
     else if (a == "--chord") chord = std::atoi(value().c_str());
+    else if (a == "--node-size") node_size = std::atoi(value().c_str());
     else if (a == "--algorithm") algorithm = value();
     else if (a == "--r") r = std::atof(value().c_str());
     else if (a == "--params") params_text = value();
@@ -300,7 +303,20 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tg-plan: --chord is for --algorithm chordal-ring\n");
       return 2;
     }
-    if (chord != 0) {
+    if (node_size != 0 && std::string(info->name) != "three-phase") {
+      std::fprintf(stderr, "tg-plan: --node-size is for --algorithm three-phase\n");
+      return 2;
+    }
+    if (node_size < 0) {
+      std::fprintf(stderr, "tg-plan: --node-size must be positive\n");
+      return 2;
+    }
+    if (node_size > 0) {
+      std::vector<int> node_of(static_cast<std::size_t>(torus.size()));
+      for (Rank k = 0; k < torus.size(); ++k) node_of[static_cast<std::size_t>(k)] = static_cast<int>(k / node_size);
+      if (why = ThreePhaseSchedule::not_applicable(torus, node_of); why.empty())
+        schedule = std::make_unique<ThreePhaseSchedule>(torus, node_of);
+    } else if (chord != 0) {
       if (why = ChordalRingSchedule::not_applicable(torus, chord); why.empty())
         schedule = std::make_unique<ChordalRingSchedule>(torus, chord);
     } else if (bridgehead && (r >= 0 || !params_text.empty())) {

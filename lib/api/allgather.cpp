@@ -18,6 +18,7 @@
 #include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/three_phase.hpp"
 #include "torusgather/torusgather.h"
 #ifdef TORUSGATHER_SMPI
 #include <xbt/config.hpp>
@@ -385,6 +386,9 @@ const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* wh
   if (name == "circulant" && environment().circulant_packets > 0) {  // p-gossip: at most p blocks per link per round
     if (*why = CirculantSchedule::not_applicable(plan.torus); why->empty())
       schedule = std::make_unique<CirculantSchedule>(plan.torus, environment().circulant_packets);
+  } else if (name == "three-phase") {  // the communicator's own nodes, not the registry's one rank per node
+    if (*why = ThreePhaseSchedule::not_applicable(plan.torus, plan.node_of); why->empty())
+      schedule = std::make_unique<ThreePhaseSchedule>(plan.torus, plan.node_of);
   } else {
     schedule = try_build(*find_algorithm(name), plan.torus, why);
   }
@@ -693,6 +697,8 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     if (environment().verbose && chosen == "circulant" && environment().circulant_packets > 0)
       chosen += " (p-gossip, p = " + std::to_string(environment().circulant_packets) + ", " +
                 std::to_string(schedule->rounds()) + " rounds)";
+    if (environment().verbose && chosen == "three-phase")
+      chosen += " (" + schedule->construction() + ": " + std::to_string(schedule->rounds()) + " rounds)";
     if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
       std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n",
                    plan->torus.to_string().c_str(), size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());

@@ -1,6 +1,7 @@
 #include "api/plan.hpp"
 
 #include <atomic>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -123,6 +124,33 @@ int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why) {
   return MPI_Dims_create(size, 2, dims->data());
 }
 
+int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  node_of->assign(static_cast<std::size_t>(size), 0);
+  if (const char* env = std::getenv("TORUSGATHER_NODE_SIZE"); env && *env) {
+    char* end = nullptr;
+    const long g = std::strtol(env, &end, 10);
+    if (*end != '\0' || g <= 0 || g > INT_MAX) {
+      *why = "TORUSGATHER_NODE_SIZE=" + std::string(env) + " is not a positive rank count";
+      return MPI_ERR_ARG;
+    }
+    for (int r = 0; r < size; ++r) (*node_of)[static_cast<std::size_t>(r)] = r - r % static_cast<int>(g);
+    return MPI_SUCCESS;
+  }
+  // Key = rank: rank 0 of the node communicator is the node's lowest rank.
+  MPI_Comm node = MPI_COMM_NULL;
+  int err = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  if (err != MPI_SUCCESS) return err;
+  int leader = rank;
+  err = MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+  MPI_Comm_free(&node);
+  if (err != MPI_SUCCESS) return err;
+  // PMPI_: under interposition MPI_Allgather would be torusgather again.
+  return PMPI_Allgather(&leader, 1, MPI_INT, node_of->data(), 1, MPI_INT, comm);
+}
+
 Plan* find_plan(MPI_Comm comm) {
   // The attribute lookup is a hash-table search in MPI libraries; programs
   // call their allgathers on one communicator in a row. Not under SimGrid
@@ -181,6 +209,15 @@ int get_plan(MPI_Comm comm, Plan** out) {
   MPI_Comm_set_errhandler(plan->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(plan->comm, &plan->rank);
   MPI_Comm_size(plan->comm, &plan->size);
+  if ((err = node_map(plan->comm, &plan->node_of, &why)) != MPI_SUCCESS) {
+    if (plan->rank == 0 && !why.empty()) {
+      std::fprintf(stderr, "torusgather: %s\n", why.c_str());
+      std::fflush(stderr);
+    }
+    MPI_Barrier(comm);  // as for TORUSGATHER_DIMS above
+    MPI_Comm_free(&plan->comm);
+    return err;
+  }
   if ((err = MPI_Comm_set_attr(comm, plan_keyval(), plan.get())) != MPI_SUCCESS) {
     MPI_Comm_free(&plan->comm);
     return err;

@@ -52,6 +52,7 @@ struct Plan {
   std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile
   std::map<long long, std::string> auto_choice;                 ///< block bytes -> what auto runs
   CallMemo memo;                                                ///< the last call's decisions
+  std::vector<int> node_of;  ///< the node of each rank (its node's lowest rank), for `three-phase`
 
   explicit Plan(Torus t) : torus(std::move(t)) {}
 };
@@ -66,6 +67,13 @@ int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why);
 /// MPI_COMM_SELF first thing in MPI_Finalize (MPI-3.1 §8.7.1), so fn runs as
 /// the delete callback of one. For freeing torusgather's keyvals.
 void at_finalize(void (*fn)());
+
+/// The node of each rank of comm, as the lowest rank on that node: ranks
+/// that share memory (MPI_COMM_TYPE_SHARED), or with TORUSGATHER_NODE_SIZE=g
+/// nodes of g consecutive ranks (to try the hierarchy on one machine).
+/// Collective unless TORUSGATHER_NODE_SIZE is set; a malformed value gives
+/// MPI_ERR_ARG and the reason in *why.
+int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why);
 
 /// The cached plan of comm, built (collectively) if absent.
 int get_plan(MPI_Comm comm, Plan** plan);

@@ -1,5 +1,7 @@
 #include "schedule/chordal_ring.hpp"
 
+#include "schedule/phases.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -10,12 +12,6 @@ namespace {
 
 constexpr Port kMinus = 0, kPlus = 1, kChord = 2;
 
-long long ceil_log2(long long v) {
-  long long k = 0;
-  while ((1LL << k) < v) ++k;
-  return k;
-}
-
 /// §4.1: the components as runs of consecutive (c+1)-cycles: a single
 /// cycle each if a = N/(c+1) < c+1; else c-1 runs, the first β of α+1
 /// cycles and the rest of α (a = α(c-1) + β).
@@ -25,37 +21,6 @@ std::vector<int> component_cycles(long long n, int c) {
   const long long alpha = a / (c - 1), beta = a % (c - 1);
   std::vector<int> out;
   for (long long k = 0; k < c - 1; ++k) out.push_back(static_cast<int>(alpha + (k < beta ? 1 : 0)));
-  return out;
-}
-
-/// The gossip among r accumulation nodes as rounds of pairs (Algorithm 2 for
-/// r even; Algorithm 3 for r odd, with m = ⌊r/2⌋: i <-> i+m, the gossip among
-/// the first n' (n' = m+1 for m odd, m+2 for m even) and i <-> i+m again).
-/// The middle rounds of Algorithm 3 merge the components n'-1 .. r-1 into one.
-struct GossipRound {
-  std::vector<std::pair<int, int>> pairs;
-  int groups;  ///< pseudo-components in this round (r, or n' when merged)
-};
-std::vector<GossipRound> complete_gossip(int r) {
-  std::vector<GossipRound> out;
-  auto alg2 = [&](int n) {
-    for (long long j = 1; j <= ceil_log2(n); ++j) {
-      GossipRound g{{}, n};
-      for (int i = 0; i < n; i += 2) g.pairs.emplace_back(i, static_cast<int>((i + (1LL << j) - 1) % n));
-      out.push_back(std::move(g));
-    }
-  };
-  if (r <= 1) return out;
-  if (r % 2 == 0) {
-    alg2(r);
-    return out;
-  }
-  const int m = r / 2;
-  GossipRound ends{{}, r};
-  for (int i = 1; i <= m; ++i) ends.pairs.emplace_back(i, i + m);
-  out.push_back(ends);
-  alg2(m % 2 ? m + 1 : m + 2);
-  out.push_back(ends);
   return out;
 }
 
@@ -122,25 +87,11 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
   // rounds. Accumulation is that broadcast reversed.
   std::vector<std::vector<std::pair<Rank, Rank>>> tree;  // rounds of (caller, callee)
   for (int k = 0; k < r; ++k) {
-    struct Part {
-      Rank lo, hi, root;
-    };
-    std::vector<Part> parts{{label(first[static_cast<std::size_t>(k)], 0), label(first[static_cast<std::size_t>(k) + 1], 0),
-                             label(first[static_cast<std::size_t>(k)], R)}};
-    for (std::size_t round = 0; !parts.empty(); ++round) {
-      std::vector<Part> next;
-      for (const Part& p : parts) {
-        if (p.hi - p.lo <= 1) continue;
-        if (tree.size() <= round) tree.emplace_back();
-        const Rank mid = p.lo + (p.hi - p.lo + 1) / 2;
-        const bool low = p.root < mid;
-        const Rank callee = low ? mid : mid - 1;
-        tree[round].emplace_back(p.root, callee);
-        next.push_back({p.lo, mid, low ? p.root : callee});
-        next.push_back({mid, p.hi, low ? callee : p.root});
-      }
-      parts = std::move(next);
-    }
+    const auto rounds = halving_broadcast(label(first[static_cast<std::size_t>(k)], 0),
+                                          label(first[static_cast<std::size_t>(k) + 1], 0),
+                                          label(first[static_cast<std::size_t>(k)], R));
+    if (tree.size() < rounds.size()) tree.resize(rounds.size());
+    for (std::size_t i = 0; i < rounds.size(); ++i) tree[i].insert(tree[i].end(), rounds[i].begin(), rounds[i].end());
   }
   auto along = [](Rank from, Rank to) {
     return std::vector<Port>(static_cast<std::size_t>(to > from ? to - from : from - to), to > from ? kPlus : kMinus);

@@ -9,6 +9,7 @@
 #include "schedule/hamiltonian.hpp"
 #include "schedule/lee_code.hpp"
 #include "schedule/partial_cycles.hpp"
+#include "schedule/three_phase.hpp"
 
 namespace torusgather {
 
@@ -42,6 +43,10 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "three-phase gossip on the chordal ring C(P, c): accumulate per (c+1)-cycle component, gossip on chord paths, broadcast (Barriere, Cohen & Mitjana §4.1)",
        [](const Torus& t) { return ChordalRingSchedule::not_applicable(t); },
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<ChordalRingSchedule>(t); }},
+      {"three-phase",
+       "hierarchical: accumulate into one rank per node, gossip among those leaders as in a complete graph, broadcast inside each node (Barriere, Cohen & Mitjana §4.1's three phases; nodes from MPI_COMM_TYPE_SHARED or TORUSGATHER_NODE_SIZE, here one rank per node)",
+       [](const Torus& t) { return ThreePhaseSchedule::not_applicable(t); },
+       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<ThreePhaseSchedule>(t); }},
       {"bridgehead",
        "circgos(n, a, b) on the rings of each axis in turn: concentrate into bridgeheads, exchange, multiply them (Juurlink, Rao & Sibeyn §4.2)",
        &BridgeheadSchedule::not_applicable,

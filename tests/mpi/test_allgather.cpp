@@ -132,7 +132,7 @@ std::string shape_name(const std::vector<int>& dims) {
 void run_cases(MPI_Comm comm, const std::string& where, std::vector<TypeCase>& cases) {
   for (const char* algorithm :
        {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "lee-code-large", "circulant", "chordal-ring",
-        "bridgehead", "concentrate", "vendor"}) {
+        "three-phase", "bridgehead", "concentrate", "vendor"}) {
     for (const auto& tc : cases) {
       check(same_as_vendor(algorithm, tc, comm, false), where + " " + algorithm + " " + tc.name);
       if (!g_quick || tc.name == "int x1001")
@@ -197,6 +197,10 @@ int main(int argc, char** argv) {
     TG_Algorithm_chosen("chordal-ring", comm, chosen, sizeof chosen);
     check(std::string(chosen) == (chordal ? "chordal-ring" : "dim-rings"),
           "forced chordal-ring on " + shape_name(dims) + " ran " + chosen);
+    // The hierarchical three-phase takes any communicator of 2 ranks or more.
+    TG_Algorithm_chosen("three-phase", comm, chosen, sizeof chosen);
+    check(std::string(chosen) == (g_size >= 2 ? "three-phase" : "dim-rings"),
+          "forced three-phase on " + shape_name(dims) + " ran " + chosen);
     // The start-up family (seed 001) applies to every shape.
     for (const char* any : {"bridgehead", "concentrate"}) {
       TG_Algorithm_chosen(any, comm, chosen, sizeof chosen);

@@ -1,0 +1,35 @@
+// The pieces of seed 003's three-phase gossip that do not depend on the
+// chordal ring: the broadcast by halving a run of labels (Farley's Lemma 1,
+// used for accumulation reversed) and the gossip among r nodes as in the
+// complete graph K_r (Algorithms 2 and 3). Shared by `chordal-ring` and the
+// hierarchical `three-phase`.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "topology/torus.hpp"
+
+namespace torusgather {
+
+long long ceil_log2(long long v);
+
+/// Rounds of (caller, callee) that broadcast from `root` over the labels
+/// [lo, hi): the informed node of a run calls the nearest node of the run's
+/// other half, so the calls of a round lie in disjoint runs; ⌈log2(hi-lo)⌉
+/// rounds. Reversed, callee to caller, it accumulates into `root`.
+std::vector<std::vector<std::pair<Rank, Rank>>> halving_broadcast(Rank lo, Rank hi, Rank root);
+
+/// One round of the gossip among r nodes: pairs that exchange everything.
+struct GossipRound {
+  std::vector<std::pair<int, int>> pairs;
+  int groups;  ///< pseudo-components in this round (r, or n' when merged)
+};
+/// Seed 003 Algorithm 2 (r even: i <-> i + 2^j - 1 for even i, ⌈log2 r⌉
+/// rounds) or Algorithm 3 (r odd, m = ⌊r/2⌋: i <-> i+m, the gossip among the
+/// first n' (n' = m+1 for m odd, m+2 for m even), and i <-> i+m again). The
+/// middle rounds of Algorithm 3 merge the nodes n'-1 .. r-1 into one
+/// (`groups` = n'), which only the chordal ring's paths need to know.
+std::vector<GossipRound> complete_gossip(int r);
+
+}  // namespace torusgather
