@@ -1,11 +1,11 @@
 #include "schedule/chordal_ring.hpp"
 
-#include "schedule/phases.hpp"
-
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include "schedule/phases.hpp"
 
 namespace torusgather {
 namespace {
