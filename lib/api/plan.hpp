@@ -71,6 +71,7 @@ void at_finalize(void (*fn)());
 /// The node of each rank of comm, as the lowest rank on that node: ranks
 /// that share memory (MPI_COMM_TYPE_SHARED), or with TORUSGATHER_NODE_SIZE=g
 /// nodes of g consecutive ranks (to try the hierarchy on one machine).
+/// Under SimGrid SMPI without it, every rank is a node of its own.
 /// Collective unless TORUSGATHER_NODE_SIZE is set; a malformed value gives
 /// MPI_ERR_ARG and the reason in *why.
 int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why);
