@@ -125,8 +125,7 @@ int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why) {
 }
 
 int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
+  int size = 0;
   MPI_Comm_size(comm, &size);
   node_of->assign(static_cast<std::size_t>(size), 0);
   if (const char* env = std::getenv("TORUSGATHER_NODE_SIZE"); env && *env) {
@@ -144,10 +143,11 @@ int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
   // on 216 or more simulated ranks in tg-gbench-smpi (simgrid.gbench.7x7x7);
   // the lab's platforms put each rank on a host of its own anyway.
   for (int r = 0; r < size; ++r) (*node_of)[static_cast<std::size_t>(r)] = r;
-  (void)rank;
   return MPI_SUCCESS;
 #else
   // Key = rank: rank 0 of the node communicator is the node's lowest rank.
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   MPI_Comm node = MPI_COMM_NULL;
   int err = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   if (err != MPI_SUCCESS) return err;

@@ -16,17 +16,17 @@
 
 namespace torusgather {
 
-/// The last call's arguments apart from its buffers, and what they decided:
-/// a program that calls MPI_Allgather in a loop repeats them, and the checks
-/// and the choice they need cost about 0.5 us a call (issue 7: auto measured
-/// 1.18x the vendor's 2.7 us at 8 B on 4 ranks). Kept only when both types
-/// are predefined: a freed derived type's handle may come back as another.
 /// What the buffer checks need of a datatype: MPI_BOTTOM needs a true lower
 /// bound, and the send and receive spans may not overlap.
 struct Layout {
   MPI_Aint extent = 0, true_lb = 0, true_extent = 0;
 };
 
+/// The last call's arguments apart from its buffers, and what they decided:
+/// a program that calls MPI_Allgather in a loop repeats them, and the checks
+/// and the choice they need cost about 0.5 us a call (issue 7: auto measured
+/// 1.18x the vendor's 2.7 us at 8 B on 4 ranks). Kept only when both types
+/// are predefined: a freed derived type's handle may come back as another.
 struct CallMemo {
   bool valid = false;
   std::string requested;  ///< the algorithm asked for ("auto", a name)
