@@ -30,8 +30,8 @@ void usage(FILE* out) {
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
                "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1)\n"
-               "               [--r R]   (bridgehead: pick a, b, k for r = alpha/(s beta); default %g)\n"
-               "               [--params a,b,k[;a,b,k...]]   (bridgehead: these parameters, per axis)\n"
+               "               [--r R]   (bridgehead, cubgos: pick a, b, k for r = alpha/(s beta); default %g)\n"
+               "               [--params a,b,k[;a,b,k...]]   (bridgehead: these parameters, per axis; cubgos: one a,b,k)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --list\n"
                "       tg-plan --table2 [--json]   (seed 000's Table 2 from the constructed schedules)\n"
@@ -295,8 +295,9 @@ int main(int argc, char** argv) {
     std::string why;
     std::unique_ptr<Schedule> schedule;
     const bool bridgehead = std::string(info->name) == "bridgehead";
-    if ((r >= 0 || !params_text.empty()) && !bridgehead) {
-      std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead\n");
+    const bool cubgos = std::string(info->name) == "cubgos";
+    if ((r >= 0 || !params_text.empty()) && !bridgehead && !cubgos) {
+      std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead or cubgos\n");
       return 2;
     }
     if (chord != 0 && std::string(info->name) != "chordal-ring") {
@@ -331,6 +332,19 @@ int main(int argc, char** argv) {
       }
       if (why = BridgeheadSchedule::not_applicable(torus); why.empty())
         schedule = std::make_unique<BridgeheadSchedule>(torus, params);
+    } else if (cubgos && (r >= 0 || !params_text.empty())) {
+      DiagonalParams params;
+      if (why = CubgosSchedule::not_applicable(torus); !why.empty()) {
+        // reported below like any shape the algorithm declines
+      } else if (!params_text.empty()) {
+        if (!CubgosSchedule::parse(params_text, torus, &params, &why)) {
+          std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
+          return 2;
+        }
+        schedule = std::make_unique<CubgosSchedule>(torus, params);
+      } else {
+        schedule = std::make_unique<CubgosSchedule>(torus, CubgosSchedule::best(torus, r));
+      }
     } else if (packets > 0) {
       if (std::string(info->name) != "circulant") {
         std::fprintf(stderr, "tg-plan: --packets is for --algorithm circulant (p-gossip)\n");

@@ -35,6 +35,7 @@ struct Environment {
   std::string algorithm = "auto";
   bool verbose = false;
   std::string bridgehead;    ///< TORUSGATHER_BRIDGEHEAD: a,b,k[;a,b,k...]
+  std::string cubgos;        ///< TORUSGATHER_CUBGOS: a,b,k
   int circulant_packets = 0;  ///< TORUSGATHER_CIRCULANT_PACKETS: p-gossip (seed 002 §5.2); 0: no limit
   std::string vendor_model;  ///< TORUSGATHER_VENDOR_MODEL: ompi, mpich, ring, rdb, bruck, neighbor, linear
   std::vector<TuneRule> tune;  ///< TORUSGATHER_TUNE
@@ -43,6 +44,7 @@ struct Environment {
     if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
     if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
     if (const char* b = std::getenv("TORUSGATHER_BRIDGEHEAD"); b && *b) bridgehead = b;
+    if (const char* c = std::getenv("TORUSGATHER_CUBGOS"); c && *c) cubgos = c;
     if (const char* p = std::getenv("TORUSGATHER_CIRCULANT_PACKETS"); p && *p) {
       char* end = nullptr;
       const long v = std::strtol(p, &end, 10);
@@ -329,49 +331,93 @@ int machine_of(Plan& plan, const Machine** m) {
   return MPI_SUCCESS;
 }
 
-/// bridgehead's a, b, k for blocks of `block_bytes`: TORUSGATHER_BRIDGEHEAD,
-/// else those minimising the cost formula at r = α/(sβ), r rounded to a
-/// power of 2 so that a few schedules serve all block sizes (every rank
-/// rounds the same r: the calibration is agreed and the type signature's
-/// size is the same on all ranks).
-long bridgehead_bucket(const Machine& m, long long block_bytes) {
-  if (!environment().bridgehead.empty()) return LONG_MIN;  // fixed parameters: one bucket
+/// The algorithms whose a, b, k depend on the block size: circgos per axis
+/// (bridgehead) and the diagonal cubgos/torgos, both seed 001. Parameters
+/// travel as their text form, which is also the schedule's cache key.
+struct Tuned {
+  const char* name;
+  const std::string& (*fixed)();  ///< the environment's parameters, empty if none
+  std::string (*best)(const Torus&, double r);
+  bool (*parse)(const std::string&, const Torus&, std::string* why);
+  std::unique_ptr<Schedule> (*build)(const Torus&, const std::string& params);
+};
+
+const Tuned* tuned(const std::string& name) {
+  static const Tuned table[] = {
+      {"bridgehead", [] () -> const std::string& { return environment().bridgehead; },
+       [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best(t, r)); },
+       [](const std::string& text, const Torus& t, std::string* why) {
+         std::vector<RingParams> p;
+         return BridgeheadSchedule::parse(text, t, &p, why);
+       },
+       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
+         std::vector<RingParams> p;
+         std::string why;
+         BridgeheadSchedule::parse(text, t, &p, &why);
+         return std::make_unique<BridgeheadSchedule>(t, p);
+       }},
+      {"cubgos", [] () -> const std::string& { return environment().cubgos; },
+       [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
+       [](const std::string& text, const Torus& t, std::string* why) {
+         DiagonalParams p;
+         return CubgosSchedule::parse(text, t, &p, why);
+       },
+       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
+         DiagonalParams p;
+         std::string why;
+         CubgosSchedule::parse(text, t, &p, &why);
+         return std::make_unique<CubgosSchedule>(t, p);
+       }},
+  };
+  for (const auto& t : table)
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+/// The bucket of blocks of `block_bytes`: r = α/(sβ) rounded to a power of
+/// 2 so that a few schedules serve all block sizes (every rank rounds the
+/// same r: the calibration is agreed and the type signature's size is the
+/// same on all ranks); one bucket if the environment fixes the parameters.
+long tuned_bucket(const Tuned& t, const Machine& m, long long block_bytes) {
+  if (!t.fixed().empty()) return LONG_MIN;
   return std::lround(std::log2(m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)))));
 }
 
-bool bridgehead_params(Plan& plan, const Machine& m, long long block_bytes, std::vector<RingParams>* params,
-                       std::string* why) {
-  const Environment& env = environment();
-  if (!env.bridgehead.empty()) return BridgeheadSchedule::parse(env.bridgehead, plan.torus, params, why);
-  const long bucket = bridgehead_bucket(m, block_bytes);
-  auto it = plan.bridgehead_params.find(bucket);
-  if (it == plan.bridgehead_params.end())
-    it = plan.bridgehead_params.emplace(bucket, BridgeheadSchedule::best(plan.torus, std::exp2(static_cast<double>(bucket))))
-             .first;
+/// The a, b, k of `t` for blocks of `block_bytes`: the environment's, else
+/// those minimising its cost formula at the bucket's r.
+bool tuned_params(Plan& plan, const Tuned& t, const Machine& m, long long block_bytes, std::string* params,
+                  std::string* why) {
+  if (!t.fixed().empty()) {
+    if (!t.parse(t.fixed(), plan.torus, why)) return false;
+    *params = t.fixed();
+    return true;
+  }
+  const long bucket = tuned_bucket(t, m, block_bytes);
+  auto& known = plan.tuned_params[t.name];
+  auto it = known.find(bucket);
+  if (it == known.end()) it = known.emplace(bucket, t.best(plan.torus, std::exp2(static_cast<double>(bucket)))).first;
   *params = it->second;
   return true;
 }
 
-std::string bridgehead_key(const std::vector<RingParams>& params) {
-  return "bridgehead " + BridgeheadSchedule::to_string(params);
-}
+std::string tuned_key(const Tuned& t, const std::string& params) { return std::string(t.name) + " " + params; }
 
-/// `bridgehead` for blocks of `block_bytes` (see bridgehead_params), looked
-/// up per call by log2 r alone; schedules are built once per parameter set.
-const Schedule* bridgehead_of(Plan& plan, const Machine& m, long long block_bytes, std::string* why) {
-  const long bucket = bridgehead_bucket(m, block_bytes);
-  if (auto it = plan.bridgehead_by_r.find(bucket); it != plan.bridgehead_by_r.end()) return it->second;
-  std::vector<RingParams> params;
-  if (!bridgehead_params(plan, m, block_bytes, &params, why)) return nullptr;
-  const std::string key = bridgehead_key(params);
+/// `t` for blocks of `block_bytes` (see tuned_params), looked up per call
+/// by log2 r alone; schedules are built once per parameter set.
+const Schedule* tuned_of(Plan& plan, const Tuned& t, const Machine& m, long long block_bytes, std::string* why) {
+  const long bucket = tuned_bucket(t, m, block_bytes);
+  auto& by_r = plan.tuned_by_r[t.name];
+  if (auto it = by_r.find(bucket); it != by_r.end()) return it->second;
+  if (*why = find_algorithm(t.name)->not_applicable(plan.torus); !why->empty()) return nullptr;
+  std::string params;
+  if (!tuned_params(plan, t, m, block_bytes, &params, why)) return nullptr;
+  const std::string key = tuned_key(t, params);
   const Schedule* s = nullptr;
-  if (auto it = plan.schedules.find(key); it != plan.schedules.end()) {
+  if (auto it = plan.schedules.find(key); it != plan.schedules.end())
     s = it->second.get();
-  } else {
-    if (*why = BridgeheadSchedule::not_applicable(plan.torus); !why->empty()) return nullptr;
-    s = (plan.schedules[key] = std::make_unique<BridgeheadSchedule>(plan.torus, params)).get();
-  }
-  return plan.bridgehead_by_r[bucket] = s;
+  else
+    s = (plan.schedules[key] = t.build(plan.torus, params)).get();
+  return by_r[bucket] = s;
 }
 
 /// The schedule named `name` on this plan's torus, built once and cached;
@@ -477,16 +523,16 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
     }
     std::string key = c.name;
     auto compute = profiling(plan.torus, [&plan, &key](std::string* why) { return schedule_of(plan, key, why); });
-    if (c.name == "bridgehead") {  // the a, b, k of this block size
-      std::vector<RingParams> params;
-      if (!bridgehead_params(plan, *m, block_bytes, &params, &c.why_not)) {
+    if (const Tuned* t = tuned(c.name)) {  // the a, b, k of this block size
+      std::string params;
+      if (!tuned_params(plan, *t, *m, block_bytes, &params, &c.why_not)) {
         candidates.push_back(c);
         continue;
       }
-      key = bridgehead_key(params);
-      c.detail = BridgeheadSchedule::to_string(params);
+      key = tuned_key(*t, params);
+      c.detail = params;
       compute = profiling(plan.torus,
-                          [&plan, m, block_bytes](std::string* why) { return bridgehead_of(plan, *m, block_bytes, why); });
+                          [&plan, t, m, block_bytes](std::string* why) { return tuned_of(plan, *t, *m, block_bytes, why); });
     }
     if ((err = profile_of(plan, key, compute, &c.profile, &c.why_not)) != MPI_SUCCESS) return err;
     c.per_round = plan.calibration->tg_per_round;
@@ -572,10 +618,10 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
   if (first == "vendor") return MPI_SUCCESS;
   std::string why;
   const Schedule* s = nullptr;
-  if (first == "bridgehead") {
+  if (const Tuned* t = tuned(first)) {
     const Machine* m = nullptr;
     if (const int err = machine_of(plan, &m); err != MPI_SUCCESS) return err;
-    s = bridgehead_of(plan, *m, block_bytes, &why);
+    s = tuned_of(plan, *t, *m, block_bytes, &why);
   } else {
     s = schedule_of(plan, first, &why);
   }
@@ -691,9 +737,11 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     const long long block_bytes = static_cast<long long>(recvcount) * type_size;
     if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
       return raise(comm, err);
-    // bridgehead's a, b, k depend on the block size: name them.
+    // bridgehead's and cubgos' a, b, k depend on the block size: name them.
     if (environment().verbose && chosen == "bridgehead")
       chosen += " (" + BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule*>(schedule)->params()) + ")";
+    if (environment().verbose && chosen == "cubgos")
+      chosen += " (" + CubgosSchedule::to_string(static_cast<const CubgosSchedule*>(schedule)->params()) + ")";
     if (environment().verbose && chosen == "circulant" && environment().circulant_packets > 0)
       chosen += " (p-gossip, p = " + std::to_string(environment().circulant_packets) + ", " +
                 std::to_string(schedule->rounds()) + " rounds)";

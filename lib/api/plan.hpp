@@ -45,8 +45,11 @@ struct Plan {
   std::map<std::string, std::unique_ptr<Schedule>> schedules;  ///< built lazily, by name
   std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
   std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
-  std::map<long, const Schedule*> bridgehead_by_r;             ///< round(log2 r) -> bridgehead (in schedules)
-  std::map<long, std::vector<RingParams>> bridgehead_params;    ///< round(log2 r) -> its a, b, k (the search is slow)
+  /// For bridgehead and cubgos, whose a, b, k depend on r: algorithm ->
+  /// round(log2 r) -> the schedule (in schedules), and its a, b, k as text
+  /// (the search is slow).
+  std::map<std::string, std::map<long, const Schedule*>> tuned_by_r;
+  std::map<std::string, std::map<long, std::string>> tuned_params;
   std::unique_ptr<Calibration> calibration;                     ///< measured on first need (collective)
   std::map<std::string, CostProfile> profiles;                  ///< cost profiles by schedule key or "vendor ALG"
   std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile

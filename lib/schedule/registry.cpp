@@ -53,6 +53,12 @@ const std::vector<AlgorithmInfo>& algorithms() {
        [](const Torus& t) -> std::unique_ptr<Schedule> {
          return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::best(t, kBridgeheadDefaultR));
        }},
+      {"cubgos",
+       "bridgeheads on generalised diagonals (x_0 = x_1 + ... mod g): concentrate per row, exchange along each axis, multiply them; torgos in 2D (Juurlink, Rao & Sibeyn §5.2, §6)",
+       &CubgosSchedule::not_applicable,
+       [](const Torus& t) -> std::unique_ptr<Schedule> {
+         return std::make_unique<CubgosSchedule>(t, CubgosSchedule::best(t, kBridgeheadDefaultR));
+       }},
       {"concentrate",
        "recursive concentration into one rank per ring and back, 2 ceil(log3 n) steps per axis (Juurlink, Rao & Sibeyn §4.1, approach 2)",
        &BridgeheadSchedule::not_applicable,
