@@ -333,17 +333,14 @@ int main(int argc, char** argv) {
       if (why = BridgeheadSchedule::not_applicable(torus); why.empty())
         schedule = std::make_unique<BridgeheadSchedule>(torus, params);
     } else if (cubgos && (r >= 0 || !params_text.empty())) {
-      DiagonalParams params;
-      if (why = CubgosSchedule::not_applicable(torus); !why.empty()) {
-        // reported below like any shape the algorithm declines
-      } else if (!params_text.empty()) {
-        if (!CubgosSchedule::parse(params_text, torus, &params, &why)) {
+      // A shape cubgos declines is reported below like any other.
+      if (why = CubgosSchedule::not_applicable(torus); why.empty()) {
+        DiagonalParams params = params_text.empty() ? CubgosSchedule::best(torus, r) : DiagonalParams{};
+        if (!params_text.empty() && !CubgosSchedule::parse(params_text, torus, &params, &why)) {
           std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
           return 2;
         }
         schedule = std::make_unique<CubgosSchedule>(torus, params);
-      } else {
-        schedule = std::make_unique<CubgosSchedule>(torus, CubgosSchedule::best(torus, r));
       }
     } else if (packets > 0) {
       if (std::string(info->name) != "circulant") {

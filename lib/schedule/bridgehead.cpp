@@ -141,7 +141,7 @@ struct ChainCall {
   bool plus;
   int dist;
   int packet;
-  int size = 0;  ///< positions the receiver lacks (set by phase3)
+  int size = 0;  ///< blocks the receiver lacks (set by chain_rounds)
 };
 
 /// Phase 3's steps for one round, found by running the two pipelined
@@ -217,24 +217,32 @@ std::vector<int> initial_heads(int n, int a) {
   return heads;
 }
 
-/// Phase 3 of circgos on a ring of n: its rounds, their steps, the calls of
-/// each with what they carry (ring positions' data). A call is dropped when
-/// the receiver holds its packet from phase 1 already, and a step when all
-/// its calls are; the steps left never exceed Lemma 5's count, checked here.
-std::vector<std::vector<std::vector<ChainCall>>> phase3(int n, const RingParams& p) {
-  std::vector<std::vector<std::vector<ChainCall>>> rounds;
-  const auto runs = phase1_runs(n, p.a);
-  for (auto heads = initial_heads(n, p.a); static_cast<int>(heads.size()) < n; heads = grow(heads, n, p.b)) {
+/// The pipelined rounds of circgos' phase 3 on a ring of n (bridgeheads
+/// after phase 1 of circgos(n, a, b), multiplied by b per round, k packets
+/// of n/k positions), with what each call carries: a position stands for
+/// rows[t] rows of data in round t (none given: one, as on a ring; cubgos'
+/// phase 4a: the old bridgeheads' class, §6.2), of which the callee holds
+/// at most the run of its own row that phase 1 left it. A call is dropped
+/// when it would carry nothing, and a step when all its calls are; the
+/// steps left never exceed Lemma 5's count, checked here. Shared by the
+/// cost formulas and the generators.
+std::vector<std::vector<std::vector<ChainCall>>> chain_rounds(int n, int a, int b, int k,
+                                                              const std::vector<long long>& rows = {}) {
+  std::vector<std::vector<std::vector<ChainCall>>> out;
+  const auto runs = phase1_runs(n, a);
+  std::size_t t = 0;
+  for (auto heads = initial_heads(n, a); static_cast<int>(heads.size()) < n; heads = grow(heads, n, b), ++t) {
     long long lemma5 = 0;
-    for (int g : gaps(heads, n)) lemma5 = std::max(lemma5, chain_steps(static_cast<int>(inserted(g, p.b).size()), p.k));
+    for (int g : gaps(heads, n)) lemma5 = std::max(lemma5, chain_steps(static_cast<int>(inserted(g, b).size()), k));
+    const long long per_position = rows.empty() ? 1 : rows.at(t);
     std::vector<std::vector<ChainCall>> steps;
-    for (auto& step : round_calls(heads, n, p.b, p.k)) {
+    for (auto& step : round_calls(heads, n, b, k)) {
       std::vector<ChainCall> kept;
       for (auto& call : step) {
-        const auto packet = packet_run(n, p.k, call.packet);
+        const auto packet = packet_run(n, k, call.packet);
         const auto& own = runs[static_cast<std::size_t>(call.to)];
         const int overlap = std::max(0, std::min(packet.second, own.second) - std::max(packet.first, own.first));
-        call.size = packet.second - packet.first - overlap;
+        call.size = static_cast<int>((packet.second - packet.first) * per_position - overlap);
         if (call.size > 0) kept.push_back(call);
       }
       if (!kept.empty()) steps.push_back(std::move(kept));
@@ -242,49 +250,16 @@ std::vector<std::vector<std::vector<ChainCall>>> phase3(int n, const RingParams&
     if (static_cast<long long>(steps.size()) > lemma5)
       throw std::logic_error("bridgehead: phase 3 pipelines take " + std::to_string(steps.size()) +
                              " steps, more than Lemma 5's " + std::to_string(lemma5));
-    rounds.push_back(std::move(steps));
-  }
-  return rounds;
-}
-
-/// g = b^t for some t >= 0: the number of rounds t, or -1 if g is not a power of b.
-int power_rounds(int g, int b) {
-  int t = 0;
-  for (; g > 1; ++t) {
-    if (g % b) return -1;
-    g /= b;
-  }
-  return t;
-}
-
-/// Phase 4a of cubgos (§6.2) on one row of n0 in positions relative to the
-/// row's first segment, shared by cost() and the generator as phase3() is
-/// for circgos: per round, the steps of the two pipelined streams of every
-/// gap, each call with the blocks its callee lacks. A packet is k-th of the
-/// row's positions times the `rows[t]` rows of the old bridgeheads' class;
-/// the callee holds at most a run of its own row from phase 1.
-std::vector<std::vector<std::vector<ChainCall>>> diagonal_chains(int n0, const DiagonalParams& p,
-                                                                 const std::vector<long long>& rows) {
-  std::vector<std::vector<std::vector<ChainCall>>> out;
-  const auto runs = phase1_runs(n0, p.a);
-  std::size_t t = 0;
-  for (auto heads = initial_heads(n0, p.a); static_cast<int>(heads.size()) < n0; heads = grow(heads, n0, p.b), ++t) {
-    std::vector<std::vector<ChainCall>> steps;
-    for (auto& step : round_calls(heads, n0, p.b, p.k)) {
-      std::vector<ChainCall> kept;
-      for (auto& call : step) {
-        const auto packet = packet_run(n0, p.k, call.packet);
-        const auto& own = runs[static_cast<std::size_t>(call.to)];
-        const int overlap = std::max(0, std::min(packet.second, own.second) - std::max(packet.first, own.first));
-        const long long size = (packet.second - packet.first) * rows.at(t) - overlap;
-        call.size = static_cast<int>(size);
-        if (size > 0) kept.push_back(call);
-      }
-      if (!kept.empty()) steps.push_back(std::move(kept));
-    }
     out.push_back(std::move(steps));
   }
   return out;
+}
+
+/// Whether g = b^t for some t >= 0.
+bool power_of(int g, int b) {
+  for (; g > 1; g /= b)
+    if (g % b) return false;
+  return true;
 }
 
 /// rows[t]: rows of the class an old bridgehead holds at the start of
@@ -328,7 +303,7 @@ StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long uni
   }
   // Phase 3: rounds until every rank is a bridgehead; each step moves
   // packets of n/k ranks' data less what the receiver holds from phase 1.
-  for (const auto& round : phase3(n, p)) {
+  for (const auto& round : chain_rounds(n, p.a, p.b, p.k)) {
     for (const auto& step : round) {
       long long largest = 0;
       for (const auto& call : step) largest = std::max<long long>(largest, call.size);
@@ -504,7 +479,7 @@ BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParam
     }
     std::uint32_t done_mask = 0;
     for (std::size_t j = 0; j < i; ++j) done_mask |= 1u << axes[j];
-    for (const auto& round : phase3(n, p)) {
+    for (const auto& round : chain_rounds(n, p.a, p.b, p.k)) {
       for (const auto& step : round) {
         builder.next_round();
         for (Rank ring : rings)
@@ -538,7 +513,7 @@ std::string CubgosSchedule::check(const Torus& torus, const DiagonalParams& p) {
   const int g = n0 / p.a;
   for (int axis : axes)
     if (torus.dim(axis) % g) return bad + "the spacing g = n_0/a = " + std::to_string(g) + " must divide every side";
-  if (p.b < 2 || power_rounds(g, p.b) < 0) return bad + "g = " + std::to_string(g) + " must be a power of b >= 2";
+  if (p.b < 2 || !power_of(g, p.b)) return bad + "g = " + std::to_string(g) + " must be a power of b >= 2";
   if (p.k < 1 || n0 % p.k) return bad + "k must divide n_0 = " + std::to_string(n0);
   return {};
 }
@@ -547,7 +522,7 @@ StepCost CubgosSchedule::cost(const Torus& torus, const DiagonalParams& p) {
   StepCost c;
   const auto axes = torus.active_axes();
   const int n0 = torus.dim(axes[0]);
-  int g = n0 / p.a;
+  const int g = n0 / p.a;
   // Phase 1: every segment of g concentrates by triples; a step costs its
   // largest merged group (all segments alike).
   int leader = 0;
@@ -572,7 +547,7 @@ StepCost CubgosSchedule::cost(const Torus& torus, const DiagonalParams& p) {
   // Phase 4: per round, the chains along the rows, then ⌊b/2⌋ steps per
   // further axis among b consecutive bridgeheads (the data grows b-fold).
   const auto rows = class_rows(torus, p);
-  const auto chains = diagonal_chains(n0, p, rows);
+  const auto chains = chain_rounds(n0, p.a, p.b, p.k, rows);
   for (std::size_t t = 0; t < chains.size(); ++t) {
     for (const auto& step : chains[t]) {
       long long largest = 0;
@@ -586,7 +561,6 @@ StepCost CubgosSchedule::cost(const Torus& torus, const DiagonalParams& p) {
       c.blocks += (p.b / 2) * unit;
       unit *= p.b;
     }
-    g /= p.b;
   }
   return c;
 }
@@ -695,7 +669,7 @@ CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params)
   for (std::size_t i = 1; i < axes.size(); ++i) gather(axes[i], g0, torus.dim(axes[i]) / g0);
   // Phase 4.
   const auto class_count = class_rows(torus, params_);
-  const auto chains = diagonal_chains(n0, params_, class_count);
+  const auto chains = chain_rounds(n0, params_.a, params_.b, params_.k, class_count);
   int g = g0;
   for (const auto& round : chains) {
     // 4a: a packet is its positions of the row times the rows y with
