@@ -507,8 +507,10 @@ std::string vendor_model() {
 
 /// Every algorithm and the vendor's, each with its predicted time for
 /// blocks of `block_bytes` or why it does not apply; returns (in *best)
-/// the index of the fastest, -1 if none applies. Collective.
-int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, int* best) {
+/// the index of the fastest, -1 if none applies. An algorithm `auto` never
+/// considers is predicted only when it is `named`. Collective.
+int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, int* best,
+                const std::string& named = {}) {
   const Machine* m = nullptr;
   int err = machine_of(plan, &m);
   if (err != MPI_SUCCESS) return err;
@@ -517,7 +519,9 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
   for (const AlgorithmInfo& info : algorithms()) {
     Candidate c;
     c.name = info.name;
-    if (c.why_not = info.not_applicable(plan.torus); !c.why_not.empty()) {
+    c.named_only = info.not_selected != nullptr;
+    c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(plan.torus);
+    if (!c.why_not.empty()) {
       candidates.push_back(c);
       continue;
     }
@@ -832,7 +836,7 @@ extern "C" int TG_Predicted_time(const char* algorithm, MPI_Comm comm, int count
   }
   std::vector<Candidate> candidates;
   int best = -1;
-  if (const int err = predictions(*plan, block_bytes, &candidates, &best); err != MPI_SUCCESS) return err;
+  if (const int err = predictions(*plan, block_bytes, &candidates, &best, chosen); err != MPI_SUCCESS) return err;
   for (const Candidate& c : candidates)
     if (c.name == chosen && c.why_not.empty() && c.profile) *seconds = c.predicted;
   return MPI_SUCCESS;

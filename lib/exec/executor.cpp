@@ -145,13 +145,36 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
     return e != MPI_SUCCESS ? e : post(at(x.blocks.origin), 1, type);
   };
 
+  // Relay receives (one block the rank already holds) land in scratch, one
+  // block's true span each (MPI_Type_get_true_extent).
+  MPI_Aint true_lb = 0, true_extent = 0;
+  if (err == MPI_SUCCESS) err = MPI_Type_get_true_extent(recvtype, &true_lb, &true_extent);
+  std::vector<std::vector<char>> scratch;
+
   for (long long round = 0; round < schedule.rounds() && err == MPI_SUCCESS; ++round) {
     program->next_round(ops);
     requests.clear();
+    std::size_t relays = 0;
+    for (const Transfer& x : ops.recvs) relays += x.relay ? 1 : 0;
+    if (scratch.size() < relays) scratch.resize(relays);  // before any pointer into it is posted
+    relays = 0;
     for (const Transfer& x : ops.recvs) {
       if (err != MPI_SUCCESS) break;
       const int from = static_cast<int>(x.routed() ? x.peer : t.neighbor(self, x.port));
       const int tag = tag_of(x, x.routed() ? x.port : opposite(x.port));
+      if (x.relay) {
+        // The schedule layer guarantees one block (the simulator checks it).
+        const auto range = x.piece.elements(recvcount);
+        if (range.second <= range.first) continue;
+        const int count = static_cast<int>(range.second - range.first);
+        const MPI_Aint stride = static_cast<MPI_Aint>(count - 1) * extent;  // negative for a negative extent
+        std::vector<char>& buf = scratch[relays++];
+        buf.resize(static_cast<std::size_t>((stride < 0 ? -stride : stride) + true_extent));
+        requests.push_back(MPI_REQUEST_NULL);
+        err = MPI_Irecv(buf.data() - true_lb - (stride < 0 ? stride : 0), count, recvtype, from, tag, comm,
+                        &requests.back());
+        continue;
+      }
       err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
         requests.push_back(MPI_REQUEST_NULL);
         return MPI_Irecv(ptr, count, type, from, tag, comm, &requests.back());

@@ -10,7 +10,8 @@ namespace torusgather {
 /// Runs `schedule` on `comm`, whose rank r is torus rank r, and which no one
 /// else sends on (a private duplicate). `recvbuf` already holds this rank's
 /// own block in its slot. Per round: receives go straight into the slots of
-/// recvbuf and sends come straight from them (zero copy); a piece of a block
+/// recvbuf (relay receives, copies of blocks held, into scratch) and sends
+/// come straight from them (zero copy); a piece of a block
 /// is cut by element count, a set of blocks is a nested vector datatype.
 /// Returns an MPI error code.
 int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcount, MPI_Datatype recvtype);

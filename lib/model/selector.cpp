@@ -13,6 +13,7 @@ int select(std::vector<Candidate>& candidates, const Machine& m, double block_by
     Candidate& c = candidates[i];
     if (!c.why_not.empty() || !c.profile) continue;
     c.predicted = predict(*c.profile, m, block_bytes) + c.per_round * static_cast<double>(c.profile->rounds());
+    if (c.named_only) continue;
     if (best < 0 || c.predicted < candidates[static_cast<std::size_t>(best)].predicted) best = static_cast<int>(i);
   }
   return best;

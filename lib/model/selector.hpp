@@ -17,11 +17,12 @@ struct Candidate {
   const CostProfile* profile = nullptr;
   double per_round = 0;         ///< measured software cost per round beyond the machine model (seconds)
   double predicted = 0;         ///< seconds, filled by select()
+  bool named_only = false;      ///< predicted but never chosen: it runs only when named
 };
 
 /// Fills every applicable candidate's prediction for blocks of
 /// `block_bytes` (the model's time plus per_round for each round) and returns the index of the fastest (the first on a tie,
-/// so the order of the candidates is the preference); -1 if none applies.
+/// so the order of the candidates is the preference) that is not named_only; -1 if none applies.
 int select(std::vector<Candidate>& candidates, const Machine& m, double block_bytes);
 
 /// The table select() chose from, one line per candidate, for TORUSGATHER_VERBOSE.

@@ -49,6 +49,28 @@ bool feed_position(bool from_a, long long a, long long l, long long m, long long
   return s <= m / 2;
 }
 
+/// The time-independent feed: in round s, A passes on position a + (s-1)
+/// (its own block, then what came from its far side), B position
+/// a + l + 1 - (s-1). Position a + j reaches the fed rank first in round
+/// 1 + min(j, (l + 1 - j) mod m), from A on a tie; any later copy is a relay.
+void ti_feed_position(bool from_a, long long a, long long l, long long m, long long s, long long* p, bool* relay) {
+  const long long k = s - 1;
+  if (from_a) {
+    *p = a + k;
+    *relay = !(k < m && k <= (((l + 1 - k) % m) + m) % m);
+  } else {
+    *p = a + l + 1 - k;
+    *relay = !(k < m && k < (((l + 1 - k) % m) + m) % m);
+  }
+}
+
+/// Whether a packet arriving at a cycle rank in round t, having run t steps
+/// in direction dir, arrives for the first time (the + stream wins a tie at
+/// the antipode of an even cycle).
+bool ti_first_arrival(long long t, int dir, long long m) {
+  return t < m && (dir > 0 ? 2 * t <= m : 2 * t < m);
+}
+
 }  // namespace
 
 std::string PartialCyclesSchedule::not_applicable(const Torus& t) {
@@ -61,14 +83,51 @@ std::string PartialCyclesSchedule::not_applicable(const Torus& t) {
   return {};
 }
 
-PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t) : Schedule(t) {
+PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t, bool time_independent)
+    : Schedule(t), ti_(time_independent) {
   std::string why = not_applicable(t);
-  if (!why.empty()) throw std::invalid_argument("partial-cycles: " + why);
+  if (!why.empty()) throw std::invalid_argument(std::string(name()) + ": " + why);
   for (const auto& order : candidate_orders(t)) {
     why = build(order);
-    if (why.empty()) return;
+    if (why.empty()) {
+      if (ti_) time_independent_rounds();
+      return;
+    }
   }
-  throw std::invalid_argument("partial-cycles: " + why);
+  throw std::invalid_argument(std::string(name()) + ": " + why);
+}
+
+void PartialCyclesSchedule::time_independent_rounds() {
+  // The fed rank of feeders a and a + l + 1 gets position a + j first in
+  // round 1 + f(j), f(j) = min(j, (l + 1 - j) mod m): f rises and falls on
+  // [0, l + 1] (peak (l + 1)/2) and on [l + 1, m] (peak (m + l + 1)/2). Its
+  // largest value over the positions that inject on the cycle is at the
+  // injecting position nearest a peak on one side: O(log m) per fed rank.
+  std::vector<std::vector<long long>> injecting(static_cast<std::size_t>(d_));
+  for (int c = 0; c < d_; ++c)
+    for (long long p = 0; p < m_; ++p)
+      if (injects(at(c, p), c)) injecting[static_cast<std::size_t>(c)].push_back(p);
+  feed_rounds_ = 0;
+  for (Rank r = 0; r < torus().size(); ++r)
+    for (int c = 0; c < d_; ++c) {
+      const auto& inj = injecting[static_cast<std::size_t>(c)];
+      if (position(r, c) >= 0 || inj.empty()) continue;
+      const Feeders f = feeders(r, c);
+      auto first = [&](long long j) { return 1 + std::min(j, wrap(f.l + 1 - j)); };
+      auto at_or_after = [&](long long j) {  // nearest injecting a + j' with j' >= j (cyclically)
+        const auto it = std::lower_bound(inj.begin(), inj.end(), wrap(f.a + j));
+        return wrap((it == inj.end() ? inj.front() : *it) - f.a);
+      };
+      auto at_or_before = [&](long long j) {
+        auto it = std::upper_bound(inj.begin(), inj.end(), wrap(f.a + j));
+        return wrap((it == inj.begin() ? inj.back() : *(it - 1)) - f.a);
+      };
+      for (const long long peak : {(f.l + 1) / 2, (m_ + f.l + 1) / 2})
+        for (const long long j : {at_or_before(peak), at_or_after(peak), at_or_after(peak + 1)})
+          feed_rounds_ = std::max(feed_rounds_, first(j));
+    }
+  // The feeders pass on in round s what reached them in round s - 1.
+  cycle_rounds_ = std::max(m_ / 2, feed_rounds_ - 1);
 }
 
 std::string PartialCyclesSchedule::build(const std::vector<int>& order) {
@@ -187,8 +246,12 @@ std::string PartialCyclesSchedule::build(const std::vector<int>& order) {
 std::string PartialCyclesSchedule::construction() const {
   std::string axes;
   for (int k = 0; k < d_; ++k) axes += (k ? "," : "") + std::to_string(order_[static_cast<std::size_t>(k)]);
-  return std::to_string(d_) + " partial cycles of " + std::to_string(m_) + " ranks, x_1..x_d = axes " + axes +
-         " (Meyer & Sibeyn §4)";
+  std::string s = std::to_string(d_) + " partial cycles of " + std::to_string(m_) + " ranks, x_1..x_d = axes " +
+                  axes + " (Meyer & Sibeyn §4)";
+  if (ti_)
+    s += ", time-independent: " + std::to_string(cycle_rounds_) + " rounds along the cycles, " +
+         std::to_string(feed_rounds_) + " of feeding";
+  return s;
 }
 
 Port PartialCyclesSchedule::cycle_port(Rank r, int c, int dir) const {
@@ -263,9 +326,71 @@ class PartialCyclesProgram final : public RankProgram {
   long long round_ = 0;
 };
 
+/// The time-independent variant: fixed forwarding rules, Tc rounds along the
+/// cycles and T of feeding; copies of held blocks arrive as relay receives.
+class PartialCyclesTiProgram final : public RankProgram {
+ public:
+  PartialCyclesTiProgram(const PartialCyclesSchedule& s, Rank self) : s_(s), self_(self) {}
+
+  void next_round(RoundOps& ops) override {
+    ops.clear();
+    ++round_;
+    const Torus& t = s_.torus();
+    const long long m = s_.cycle_length();
+    auto fed = [&](int c, long long p) { return s_.injects(s_.at(c, p), c); };
+    const bool feeding = round_ <= s_.feed_rounds();
+    for (int c = 0; c < s_.cycles(); ++c) {
+      const long long q = s_.position(self_, c);
+      if (q < 0) {
+        if (!feeding) continue;
+        const auto f = s_.feeders(self_, c);
+        for (int w = 0; w < 2; ++w) {
+          long long p = 0;
+          bool relay = false;
+          ti_feed_position(w == f.a_which, f.a, f.l, m, round_, &p, &relay);
+          if (!fed(c, p)) continue;
+          Transfer x{s_.feed_port(self_, c, w), {s_.at(c, p), 0}, Piece{}};
+          x.relay = relay;
+          ops.recvs.push_back(x);
+        }
+        continue;
+      }
+      if (round_ <= s_.cycle_rounds())
+        for (int dir : {+1, -1}) {
+          const long long in = q - dir * round_, out = q - dir * (round_ - 1);
+          if (fed(c, in)) {
+            Transfer x{s_.cycle_port(self_, c, -dir), {s_.at(c, in), 0}, Piece{}};
+            x.relay = !ti_first_arrival(round_, dir, m);
+            ops.recvs.push_back(x);
+          }
+          if (fed(c, out)) ops.sends.push_back({s_.cycle_port(self_, c, dir), {s_.at(c, out), 0}, Piece{}});
+        }
+      if (!feeding) continue;
+      for (Port port = 0; port < t.ports(); ++port) {
+        const Rank r = t.neighbor(self_, port);
+        if (r == self_ || s_.position(r, c) >= 0) continue;
+        for (int w = 0; w < 2; ++w) {
+          if (s_.feed_port(r, c, w) != opposite(port)) continue;
+          const auto f = s_.feeders(r, c);
+          long long p = 0;
+          bool relay = false;
+          ti_feed_position(w == f.a_which, f.a, f.l, m, round_, &p, &relay);
+          if (fed(c, p)) ops.sends.push_back({port, {s_.at(c, p), 0}, Piece{}});
+        }
+      }
+    }
+  }
+
+ private:
+  const PartialCyclesSchedule& s_;
+  Rank self_;
+  long long round_ = 0;
+};
+
 }  // namespace
 
 std::unique_ptr<RankProgram> PartialCyclesSchedule::program(Rank r) const {
+  if (ti_) return std::make_unique<PartialCyclesTiProgram>(*this, r);
   return std::make_unique<PartialCyclesProgram>(*this, r);
 }
 
@@ -279,6 +404,11 @@ StructuralProof PartialCyclesSchedule::prove() const {
   // positions once in ceil(m/2) rounds over its two feed links. So every rank
   // gets every block exactly once (each is injected on one cycle), in
   // ceil(m/2) rounds, with at most one message per directed link per round.
+  // Time-independent: the cycles run Tc >= floor(m/2) rounds, so every cycle
+  // rank gets all of its cycle's blocks (later copies are relays); a feeder
+  // passes on in round s what reached it in round s - 1 <= Tc; and
+  // time_independent_rounds() chose T so that every fed rank has every
+  // injected position by round T (ti_feed_position's first arrivals).
   StructuralProof proof;
   proof.supported = true;
   proof.complete = true;
@@ -296,13 +426,30 @@ StructuralProof PartialCyclesSchedule::prove() const {
   auto count = [&](int c, long long lo, long long len) {  // injected positions lo .. lo+len-1
     const long long s = wrap(lo);
     const auto& pre = prefix[static_cast<std::size_t>(c)];
-    return static_cast<double>(pre[static_cast<std::size_t>(s + len)] - pre[static_cast<std::size_t>(s)]);
+    const long long laps = len / m_, rest = len % m_;
+    return static_cast<double>(laps * pre[static_cast<std::size_t>(m_)] + pre[static_cast<std::size_t>(s + rest)] -
+                               pre[static_cast<std::size_t>(s)]);
   };
   std::vector<double> sent(static_cast<std::size_t>(P), 0.0);
   const long long half = m_ / 2;
   for (Rank r = 0; r < P; ++r)
     for (int c = 0; c < d_; ++c) {
       const long long q = position(r, c);
+      if (ti_) {
+        // Time-independent: positions q, q-1, ... (+) and q, q+1, ... (-)
+        // for Tc rounds; feeders a .. a+T-1 and b-T+1 .. b.
+        if (q >= 0) {
+          sent[static_cast<std::size_t>(r)] += count(c, q - cycle_rounds_ + 1, cycle_rounds_) + count(c, q, cycle_rounds_);
+          continue;
+        }
+        const auto f = feeders(r, c);
+        for (int w = 0; w < 2; ++w) {
+          const Rank feeder = torus().neighbor(r, feed_port(r, c, w));
+          sent[static_cast<std::size_t>(feeder)] += w == f.a_which ? count(c, f.a, feed_rounds_)
+                                                                   : count(c, f.a + f.l + 2 - feed_rounds_, feed_rounds_);
+        }
+        continue;
+      }
       if (q >= 0) {
         // + direction: q, q-1, ..., q-half+1; - direction: q .. q+half-1; halves at the antipode.
         double v = count(c, q - half + 1, half) + count(c, q, half);

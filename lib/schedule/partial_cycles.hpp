@@ -15,8 +15,18 @@
 // here a per-rank search picks them and the construction checks it), with the
 // switching strategy of §3.2 on blocks the feeders already hold: ceil(m/2)
 // rounds, every directed link carrying at most one message per round.
+//
+// The fully time-independent variant (`partial-cycles-ti`; §4.1's proof and
+// §4.3 before Theorem 7: "giving up the switching") keeps one rule per port
+// for the whole run. On the cycles, what arrives from one side leaves on the
+// other, for Tc rounds. An off-cycle rank's feeder A passes on its own block
+// and everything arriving from its far side (running towards the gap),
+// feeder B likewise from the other side, for T rounds: the two streams cross
+// the gap of l ranks and meet opposite it, after ceil((m + l + 2)/2) rounds
+// at most. Packets so pass ranks that already hold them (relay receives).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,13 +39,13 @@ class PartialCyclesSchedule final : public Schedule {
  public:
   /// Throws std::invalid_argument if no axis order meets the conditions or
   /// the construction fails one of its checks.
-  explicit PartialCyclesSchedule(const Torus& torus);
+  explicit PartialCyclesSchedule(const Torus& torus, bool time_independent = false);
   /// Empty when some order of the axes meets conditions (1)-(3).
   static std::string not_applicable(const Torus& torus);
 
-  const char* name() const override { return "partial-cycles"; }
+  const char* name() const override { return ti_ ? "partial-cycles-ti" : "partial-cycles"; }
   std::string construction() const override;
-  long long rounds() const override { return (m_ + 1) / 2; }
+  long long rounds() const override { return ti_ ? std::max(cycle_rounds_, feed_rounds_) : (m_ + 1) / 2; }
   int colours() const override { return 1; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
@@ -43,6 +53,12 @@ class PartialCyclesSchedule final : public Schedule {
   /// injecting once, two distinct feeders per off-cycle rank and cycle over
   /// free links used once) plus the feeding lemma; O(P*d).
   StructuralProof prove() const override;
+
+  bool time_independent() const { return ti_; }
+  /// Time-independent variant: rounds of forwarding along the cycles, and of
+  /// feeding the off-cycle ranks (the latest any of them completes).
+  long long cycle_rounds() const { return cycle_rounds_; }
+  long long feed_rounds() const { return feed_rounds_; }
 
   int cycles() const { return d_; }
   long long cycle_length() const { return m_; }
@@ -69,7 +85,10 @@ class PartialCyclesSchedule final : public Schedule {
  private:
   long long wrap(long long p) const { return ((p % m_) + m_) % m_; }
   std::string build(const std::vector<int>& order);
+  void time_independent_rounds();
 
+  bool ti_ = false;
+  long long cycle_rounds_ = 0, feed_rounds_ = 0;
   int d_ = 0;
   long long m_ = 0;
   std::vector<int> order_;

@@ -22,6 +22,8 @@ struct AlgorithmInfo {
   /// Empty when the algorithm applies to the torus, else the reason it declines.
   std::string (*not_applicable)(const Torus&);
   std::unique_ptr<Schedule> (*build)(const Torus&);
+  /// Why `auto` never considers it (it only runs when named), or nullptr.
+  const char* not_selected = nullptr;
 };
 
 /// Every schedule algorithm, in the order `auto` prefers them for large blocks.

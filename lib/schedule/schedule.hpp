@@ -69,6 +69,12 @@ using BlockRanges = std::vector<std::pair<Rank, Rank>>;
 /// then the sender's first port on both sides (it tells apart calls between
 /// the same two ranks in one round). The route and ranges belong to the
 /// schedule, which outlives its programs.
+///
+/// A relay receive (`relay`, receives only) brings one block the rank already
+/// holds or gets in the same round: time-independent forwarding rules (seed
+/// 000 §4, without switching) pass packets on past ranks that have them. The
+/// executor receives it into scratch memory, never into the receive buffer,
+/// which may be sending the same block in that round.
 struct Transfer {
   Port port = 0;
   BlockSet blocks;
@@ -76,6 +82,7 @@ struct Transfer {
   Rank peer = -1;
   const std::vector<Port>* route = nullptr;
   const BlockRanges* ranges = nullptr;
+  bool relay = false;
 
   bool routed() const { return peer >= 0; }
 };

@@ -121,6 +121,7 @@ SimulationReport step_through(const Schedule& s) {
     Rank to;
     const Transfer* what;
     std::uint32_t units;
+    bool relay;
   };
   std::vector<Delivery> deliveries;
 
@@ -165,7 +166,7 @@ SimulationReport step_through(const Schedule& s) {
         round_hops = std::max(round_hops, static_cast<int>(hops));
         round_blocks = std::max(round_blocks, blocks);
         auto& rv = ops[static_cast<std::size_t>(to)].recvs;
-        bool found = false;
+        bool found = false, relay = false;
         for (std::size_t k = 0; k < rv.size(); ++k) {
           // The MPI executor matches on (source, port, colour): so must we.
           if (rv[k].routed() != snd.routed() || rv[k].piece.colour != snd.piece.colour) continue;
@@ -176,6 +177,10 @@ SimulationReport step_through(const Schedule& s) {
           }
           matched[static_cast<std::size_t>(to)][k] = true;
           found = true;
+          relay = rv[k].relay;
+          if (relay && (rv[k].ranges || rv[k].blocks.free_axes != 0))
+            add_error(rep, "round " + std::to_string(round) + ": relay receive " + describe(to, rv[k]) +
+                               " carries more than one block");
           if (!same_blocks(rv[k], snd) || !(rv[k].piece == snd.piece))
             add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " sent, but " +
                                describe(to, rv[k]) + " expected");
@@ -188,7 +193,7 @@ SimulationReport step_through(const Schedule& s) {
                                std::to_string(b) + " it does not hold");
         });
         sent_blocks[static_cast<std::size_t>(r)] += blocks;
-        deliveries.push_back({to, &snd, units});
+        deliveries.push_back({to, &snd, units, relay});
       }
     }
     for (Rank r = 0; r < P; ++r)
@@ -198,15 +203,23 @@ SimulationReport step_through(const Schedule& s) {
                              describe(r, ops[static_cast<std::size_t>(r)].recvs[k]));
     // Receives land after all sends of the round: nothing is forwarded in the
     // round it arrives.
-    for (const Delivery& d : deliveries) {
-      for_each_block(t, *d.what, [&](Rank b) {
-        std::uint32_t& h = held[static_cast<std::size_t>(d.to * P + b)];
-        if (h & d.units)
-          add_error(rep, "round " + std::to_string(round) + ": rank " + std::to_string(d.to) +
-                             " receives part of block " + std::to_string(b) + " twice");
-        h |= d.units;
-      });
-    }
+    // Relay receives land last: they must bring what the rank already holds
+    // or gets in this round by an ordinary receive.
+    for (const bool relays : {false, true})
+      for (const Delivery& d : deliveries) {
+        if (d.relay != relays) continue;
+        for_each_block(t, *d.what, [&](Rank b) {
+          std::uint32_t& h = held[static_cast<std::size_t>(d.to * P + b)];
+          if (relays && (h & d.units) != d.units)
+            add_error(rep, "round " + std::to_string(round) + ": rank " + std::to_string(d.to) +
+                               " relays part of block " + std::to_string(b) + " it does not hold");
+          if (!relays && (h & d.units))
+            add_error(rep, "round " + std::to_string(round) + ": rank " + std::to_string(d.to) +
+                               " receives part of block " + std::to_string(b) + " twice");
+          h |= d.units;
+        });
+        if (relays) rep.relayed_blocks += transfer_blocks(t, *d.what, colours);
+      }
     for (std::size_t l = 0; l < link_messages.size(); ++l) {
       rep.max_link_messages_per_round = std::max<int>(rep.max_link_messages_per_round, link_messages[l]);
       rep.max_link_blocks_per_round = std::max(rep.max_link_blocks_per_round, link_blocks[l]);

@@ -18,6 +18,7 @@ struct SimulationReport {
   int hops_max = 0;        ///< the longest route of any call (1 for neighbour-only schedules)
   long long hops_sum = 0;  ///< sum over rounds of the round's longest route (the δ coefficient)
   double blocks_sum = 0;   ///< sum over rounds of the round's largest message, in blocks (the sβ coefficient; step-through only)
+  double relayed_blocks = 0;  ///< blocks received by relay receives, over all ranks (step-through only)
   std::vector<std::string> errors;       ///< first problems found (capped)
 };
 
@@ -28,7 +29,8 @@ double transfer_blocks(const Torus& t, const Transfer& x, int colours);
 /// Steps through every round on every rank. Checks that each send is matched
 /// by exactly one receive of the same blocks and piece on the opposite port of
 /// the neighbour (routed calls: at the end of the route, from that sender),
-/// that the sender holds what it sends, that nothing arrives twice, and that
+/// that the sender holds what it sends, that nothing arrives twice except by
+/// a relay receive (which must bring one block the rank holds), and that
 /// at the end every rank holds everything. Link loads count every arc of a
 /// route, so a claimed load of 1 message is a check that the calls of every
 /// round are arc-disjoint. Memory O(P^2 / 8).

@@ -131,7 +131,7 @@ std::string shape_name(const std::vector<int>& dims) {
 
 void run_cases(MPI_Comm comm, const std::string& where, std::vector<TypeCase>& cases) {
   for (const char* algorithm :
-       {"auto", "hamiltonian", "partial-cycles", "dim-rings", "lee-code", "lee-code-large", "circulant", "chordal-ring",
+       {"auto", "hamiltonian", "partial-cycles", "partial-cycles-ti", "dim-rings", "lee-code", "lee-code-large", "circulant", "chordal-ring",
         "three-phase", "bridgehead", "cubgos", "concentrate", "vendor"}) {
     for (const auto& tc : cases) {
       check(same_as_vendor(algorithm, tc, comm, false), where + " " + algorithm + " " + tc.name);

@@ -24,7 +24,7 @@ namespace {
 
 using tg_test::check;
 
-const char* const kAlgorithms[] = {"auto", "hamiltonian", "dim-rings", "partial-cycles", "vendor"};
+const char* const kAlgorithms[] = {"auto", "hamiltonian", "dim-rings", "partial-cycles", "partial-cycles-ti", "vendor"};
 
 /// One allgather of `count` ints with `algorithm`; true if the result is right.
 bool gather_ok(const char* algorithm, MPI_Comm comm, int count, int salt = 0) {

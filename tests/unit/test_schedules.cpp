@@ -205,6 +205,54 @@ TEST(PartialCycles, ShapesOfSectionsFourOneToFourThree) {
   }
 }
 
+// The time-independent variant (§4.1's proof, Theorem 7's second claim):
+// fixed rules, no switching. Its feed length is recomputed here by brute
+// force over every fed rank and injected position (first arrival
+// 1 + min(j, (l + 1 - j) mod m) for position a + j), and the rounds must stay
+// within the paper's bounds: 2D, n1*n2/4 + n1/2 + 1 (Theorem 5) plus the
+// n2 + 1 extra steps of §4.1's proof; d-dim, Theorem 7's
+// (1 + d/n_d)(1 + 3d/n_{d-1}) P/(2d).
+TEST(PartialCycles, TimeIndependentVariant) {
+  const std::vector<std::vector<int>> shapes = {
+      {2, 4},  {3, 4},  {4, 4},  {6, 4},  {4, 6},   {6, 8},   {8, 6},   {7, 8},    {5, 8},    {9, 4},
+      {4, 10}, {12, 3}, {8, 8},  {11, 6}, {16, 16}, {13, 10}, {20, 6},  {3, 3, 3}, {3, 3, 4}, {3, 6, 3},
+      {6, 6, 3}, {6, 6, 4}, {3, 9, 5}, {6, 6, 6}, {4, 4, 4, 4}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const PartialCyclesSchedule s(Torus(dims), true);
+    const PartialCyclesSchedule sw{Torus(dims)};
+    const Torus& t = s.torus();
+    const long long m = s.cycle_length();
+    EXPECT_STREQ(s.name(), "partial-cycles-ti");
+    long long feed = 0;
+    for (Rank r = 0; r < t.size(); ++r)
+      for (int c = 0; c < s.cycles(); ++c) {
+        if (s.position(r, c) >= 0) continue;
+        const auto f = s.feeders(r, c);
+        for (long long j = 0; j < m; ++j)
+          if (s.injects(s.at(c, f.a + j), c)) feed = std::max(feed, 1 + std::min(j, ((f.l + 1 - j) % m + m) % m));
+      }
+    EXPECT_EQ(s.feed_rounds(), feed);
+    EXPECT_EQ(s.cycle_rounds(), std::max(m / 2, feed - 1));
+    EXPECT_EQ(s.rounds(), std::max(s.cycle_rounds(), s.feed_rounds()));
+    EXPECT_GE(s.rounds(), sw.rounds());
+    const int d = t.ndims();
+    std::vector<double> n;
+    for (int k = 0; k < d; ++k) n.push_back(t.dim(s.paper_axis(k)));
+    const double P = static_cast<double>(t.size());
+    EXPECT_LE(s.rounds(), (1 + d / n[d - 1]) * (1 + 3 * d / n[d - 2]) * P / (2 * d));
+    if (d == 2) EXPECT_LE(s.rounds(), n[0] * n[1] / 4 + n[0] / 2 + 1 + n[1] + 1);
+    const SimulationReport rep = step_through(s);
+    EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
+    EXPECT_EQ(rep.rounds, s.rounds());
+    EXPECT_EQ(rep.max_link_messages_per_round, 1);
+    if (feed > m / 2 + 1) EXPECT_GT(rep.relayed_blocks, 0.0);
+    const SimulationReport proof = prove_structure(s);
+    EXPECT_TRUE(proof.complete);
+    EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
+  }
+}
+
 TEST(PartialCycles, Theorem6Count) {
   // 3x3x4, the paper's Corollary 1 torus: Theorem 6 gives 36/6 + 9/2 + 1 = 11.5.
   const PartialCyclesSchedule s(Torus({3, 3, 4}));

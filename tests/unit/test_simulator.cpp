@@ -6,23 +6,30 @@
 
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
+#include "schedule/partial_cycles.hpp"
 #include "simulate/simulate.hpp"
 
 using namespace torusgather;
 
 namespace {
 
-/// dim-rings with a defect injected into every rank's program.
+/// dim-rings (or another schedule) with a defect injected into every rank's program.
 class Mutated final : public Schedule {
  public:
   using Mutation = std::function<void(Rank, long long, RoundOps&)>;
   Mutated(const Torus& t, Mutation m, long long rounds_delta = 0, int link_delta = 0)
-      : Schedule(t), inner_(t), mutation_(std::move(m)), rounds_delta_(rounds_delta), link_delta_(link_delta) {}
+      : Mutated(std::make_shared<DimRingsSchedule>(t), std::move(m), rounds_delta, link_delta) {}
+  Mutated(std::shared_ptr<const Schedule> inner, Mutation m, long long rounds_delta = 0, int link_delta = 0)
+      : Schedule(inner->torus()),
+        inner_(std::move(inner)),
+        mutation_(std::move(m)),
+        rounds_delta_(rounds_delta),
+        link_delta_(link_delta) {}
   const char* name() const override { return "mutated"; }
-  long long rounds() const override { return inner_.rounds() + rounds_delta_; }
-  int colours() const override { return inner_.colours(); }
+  long long rounds() const override { return inner_->rounds() + rounds_delta_; }
+  int colours() const override { return inner_->colours(); }
   int claimed_max_link_messages_per_round() const override {
-    return inner_.claimed_max_link_messages_per_round() + link_delta_;
+    return inner_->claimed_max_link_messages_per_round() + link_delta_;
   }
   std::unique_ptr<RankProgram> program(Rank r) const override {
     struct P final : RankProgram {
@@ -32,20 +39,20 @@ class Mutated final : public Schedule {
       long long round = 0;
       void next_round(RoundOps& ops) override {
         ++round;
-        if (round <= outer->inner_.rounds()) inner->next_round(ops);
+        if (round <= outer->inner_->rounds()) inner->next_round(ops);
         else ops.clear();
         outer->mutation_(self, round, ops);
       }
     };
     auto p = std::make_unique<P>();
-    p->inner = inner_.program(r);
+    p->inner = inner_->program(r);
     p->outer = this;
     p->self = r;
     return p;
   }
 
  private:
-  DimRingsSchedule inner_;
+  std::shared_ptr<const Schedule> inner_;
   Mutation mutation_;
   long long rounds_delta_;
   int link_delta_;
@@ -158,4 +165,26 @@ TEST(Simulator, VerifyStepsThroughSmallToriAndProvesLargeOnes) {
   EXPECT_EQ(big.method, "structural");
   EXPECT_TRUE(big.complete);
   EXPECT_EQ(big.rounds, 500000);
+}
+
+// Relay receives (copies of held blocks, partial-cycles-ti) are the one
+// exception to "nothing arrives twice", and only when they are copies.
+TEST(Simulator, RelayReceivesMustBeCopiesAndCopiesMustBeRelays) {
+  const auto ti = std::make_shared<PartialCyclesSchedule>(Torus({6, 8}), true);
+  const SimulationReport ok = step_through(*ti);
+  EXPECT_TRUE(ok.complete) << (ok.errors.empty() ? "" : ok.errors.front());
+  EXPECT_GT(ok.relayed_blocks, 0.0);
+
+  // A first arrival marked as a copy: the block is never really received.
+  const Mutated early(ti, [](Rank r, long long round, RoundOps& ops) {
+    if (r == 0 && round == 1)
+      for (auto& x : ops.recvs) x.relay = true;
+  });
+  EXPECT_TRUE(reports(step_through(early), "relays part of block"));
+
+  // A copy not marked as one: it arrives twice.
+  const Mutated unmarked(ti, [](Rank, long long, RoundOps& ops) {
+    for (auto& x : ops.recvs) x.relay = false;
+  });
+  EXPECT_TRUE(reports(step_through(unmarked), "twice"));
 }
