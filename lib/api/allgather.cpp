@@ -340,6 +340,7 @@ struct Tuned {
   std::string (*best)(const Torus&, double r);
   bool (*parse)(const std::string&, const Torus&, std::string* why);
   std::unique_ptr<Schedule> (*build)(const Torus&, const std::string& params);
+  std::string (*params_of)(const Schedule&);  ///< a schedule's parameters, as text
 };
 
 const Tuned* tuned(const std::string& name) {
@@ -355,7 +356,8 @@ const Tuned* tuned(const std::string& name) {
          std::string why;
          BridgeheadSchedule::parse(text, t, &p, &why);
          return std::make_unique<BridgeheadSchedule>(t, p);
-       }},
+       },
+       [](const Schedule& s) { return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params()); }},
       {"cubgos", [] () -> const std::string& { return environment().cubgos; },
        [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
        [](const std::string& text, const Torus& t, std::string* why) {
@@ -367,7 +369,8 @@ const Tuned* tuned(const std::string& name) {
          std::string why;
          CubgosSchedule::parse(text, t, &p, &why);
          return std::make_unique<CubgosSchedule>(t, p);
-       }},
+       },
+       [](const Schedule& s) { return CubgosSchedule::to_string(static_cast<const CubgosSchedule&>(s).params()); }},
   };
   for (const auto& t : table)
     if (name == t.name) return &t;
@@ -742,10 +745,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
       return raise(comm, err);
     // bridgehead's and cubgos' a, b, k depend on the block size: name them.
-    if (environment().verbose && chosen == "bridgehead")
-      chosen += " (" + BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule*>(schedule)->params()) + ")";
-    if (environment().verbose && chosen == "cubgos")
-      chosen += " (" + CubgosSchedule::to_string(static_cast<const CubgosSchedule*>(schedule)->params()) + ")";
+    if (const Tuned* t = tuned(chosen); environment().verbose && t) chosen += " (" + t->params_of(*schedule) + ")";
     if (environment().verbose && chosen == "circulant" && environment().circulant_packets > 0)
       chosen += " (p-gossip, p = " + std::to_string(environment().circulant_packets) + ", " +
                 std::to_string(schedule->rounds()) + " rounds)";

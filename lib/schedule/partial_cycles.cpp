@@ -90,7 +90,12 @@ PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t, bool time_independe
   for (const auto& order : candidate_orders(t)) {
     why = build(order);
     if (why.empty()) {
-      if (ti_) time_independent_rounds();
+      if (ti_) {
+        time_independent_rounds();
+      } else {
+        cycle_rounds_ = m_ / 2;  // the antipode of an even cycle in halves
+        feed_rounds_ = (m_ + 1) / 2;
+      }
       return;
     }
   }
@@ -269,8 +274,21 @@ PartialCyclesSchedule::Feeders PartialCyclesSchedule::feeders(Rank r, int c) con
   return {1, a1, wrap(a0 - a1) - 1};
 }
 
+bool PartialCyclesSchedule::fed_from(Rank r, int c, int which, long long round, long long* p, bool* relay) const {
+  const Feeders f = feeders(r, c);
+  *relay = false;
+  if (!ti_) return feed_position(which == f.a_which, f.a, f.l, m_, round, p);
+  if (round > feed_rounds_) return false;
+  ti_feed_position(which == f.a_which, f.a, f.l, m_, round, p, relay);
+  return true;
+}
+
 namespace {
 
+/// One rank of either variant: both ways round each cycle it lies on (with
+/// halves at the antipode of an even cycle when switching; copies as relay
+/// receives when time-independent), fed on the cycles it is off, and feeding
+/// its neighbours that are fed through it.
 class PartialCyclesProgram final : public RankProgram {
  public:
   PartialCyclesProgram(const PartialCyclesSchedule& s, Rank self) : s_(s), self_(self) {}
@@ -280,103 +298,41 @@ class PartialCyclesProgram final : public RankProgram {
     ++round_;
     const Torus& t = s_.torus();
     const long long m = s_.cycle_length();
-    const Piece whole{0, 1, 0};
+    const bool ti = s_.time_independent();
     auto fed = [&](int c, long long p) { return s_.injects(s_.at(c, p), c); };
+    auto transfer = [&](Port port, int c, long long p, Piece piece, bool relay) {
+      Transfer x{port, {s_.at(c, p), 0}, piece};
+      x.relay = relay;
+      return x;
+    };
+    long long p = 0;
+    bool relay = false;
     for (int c = 0; c < s_.cycles(); ++c) {
       const long long q = s_.position(self_, c);
-      if (q >= 0 && round_ <= m / 2) {
-        // On the cycle: both directions as in §3; halves at the antipode of an even cycle.
-        const bool halves = m % 2 == 0 && round_ == m / 2;
+      if (q < 0) {
+        for (int w = 0; w < 2; ++w)
+          if (s_.fed_from(self_, c, w, round_, &p, &relay) && fed(c, p))
+            ops.recvs.push_back(transfer(s_.feed_port(self_, c, w), c, p, Piece{}, relay));
+        continue;
+      }
+      if (round_ <= s_.cycle_rounds()) {
+        const bool halves = !ti && m % 2 == 0 && round_ == m / 2;
         for (int dir : {+1, -1}) {
-          Piece piece = whole;
+          Piece piece;
           if (halves) piece.half = dir > 0 ? 1 : 2;
           const long long in = q - dir * round_, out = q - dir * (round_ - 1);
-          if (fed(c, in)) ops.recvs.push_back({s_.cycle_port(self_, c, -dir), {s_.at(c, in), 0}, piece});
-          if (fed(c, out)) ops.sends.push_back({s_.cycle_port(self_, c, dir), {s_.at(c, out), 0}, piece});
+          if (fed(c, in))
+            ops.recvs.push_back(
+                transfer(s_.cycle_port(self_, c, -dir), c, in, piece, ti && !ti_first_arrival(round_, dir, m)));
+          if (fed(c, out)) ops.sends.push_back(transfer(s_.cycle_port(self_, c, dir), c, out, piece, false));
         }
       }
-      if (q < 0) {
-        // Off the cycle: fed by two neighbours.
-        const auto f = s_.feeders(self_, c);
-        for (int w = 0; w < 2; ++w) {
-          long long p = 0;
-          if (feed_position(w == f.a_which, f.a, f.l, m, round_, &p) && fed(c, p))
-            ops.recvs.push_back({s_.feed_port(self_, c, w), {s_.at(c, p), 0}, whole});
-        }
-        continue;
-      }
-      // Feeding the neighbours that are off this cycle and fed through us.
       for (Port port = 0; port < t.ports(); ++port) {
         const Rank r = t.neighbor(self_, port);
         if (r == self_ || s_.position(r, c) >= 0) continue;
-        for (int w = 0; w < 2; ++w) {
-          if (s_.feed_port(r, c, w) != opposite(port)) continue;
-          const auto f = s_.feeders(r, c);
-          long long p = 0;
-          if (feed_position(w == f.a_which, f.a, f.l, m, round_, &p) && fed(c, p))
-            ops.sends.push_back({port, {s_.at(c, p), 0}, whole});
-        }
-      }
-    }
-  }
-
- private:
-  const PartialCyclesSchedule& s_;
-  Rank self_;
-  long long round_ = 0;
-};
-
-/// The time-independent variant: fixed forwarding rules, Tc rounds along the
-/// cycles and T of feeding; copies of held blocks arrive as relay receives.
-class PartialCyclesTiProgram final : public RankProgram {
- public:
-  PartialCyclesTiProgram(const PartialCyclesSchedule& s, Rank self) : s_(s), self_(self) {}
-
-  void next_round(RoundOps& ops) override {
-    ops.clear();
-    ++round_;
-    const Torus& t = s_.torus();
-    const long long m = s_.cycle_length();
-    auto fed = [&](int c, long long p) { return s_.injects(s_.at(c, p), c); };
-    const bool feeding = round_ <= s_.feed_rounds();
-    for (int c = 0; c < s_.cycles(); ++c) {
-      const long long q = s_.position(self_, c);
-      if (q < 0) {
-        if (!feeding) continue;
-        const auto f = s_.feeders(self_, c);
-        for (int w = 0; w < 2; ++w) {
-          long long p = 0;
-          bool relay = false;
-          ti_feed_position(w == f.a_which, f.a, f.l, m, round_, &p, &relay);
-          if (!fed(c, p)) continue;
-          Transfer x{s_.feed_port(self_, c, w), {s_.at(c, p), 0}, Piece{}};
-          x.relay = relay;
-          ops.recvs.push_back(x);
-        }
-        continue;
-      }
-      if (round_ <= s_.cycle_rounds())
-        for (int dir : {+1, -1}) {
-          const long long in = q - dir * round_, out = q - dir * (round_ - 1);
-          if (fed(c, in)) {
-            Transfer x{s_.cycle_port(self_, c, -dir), {s_.at(c, in), 0}, Piece{}};
-            x.relay = !ti_first_arrival(round_, dir, m);
-            ops.recvs.push_back(x);
-          }
-          if (fed(c, out)) ops.sends.push_back({s_.cycle_port(self_, c, dir), {s_.at(c, out), 0}, Piece{}});
-        }
-      if (!feeding) continue;
-      for (Port port = 0; port < t.ports(); ++port) {
-        const Rank r = t.neighbor(self_, port);
-        if (r == self_ || s_.position(r, c) >= 0) continue;
-        for (int w = 0; w < 2; ++w) {
-          if (s_.feed_port(r, c, w) != opposite(port)) continue;
-          const auto f = s_.feeders(r, c);
-          long long p = 0;
-          bool relay = false;
-          ti_feed_position(w == f.a_which, f.a, f.l, m, round_, &p, &relay);
-          if (fed(c, p)) ops.sends.push_back({port, {s_.at(c, p), 0}, Piece{}});
-        }
+        for (int w = 0; w < 2; ++w)
+          if (s_.feed_port(r, c, w) == opposite(port) && s_.fed_from(r, c, w, round_, &p, &relay) && fed(c, p))
+            ops.sends.push_back(transfer(port, c, p, Piece{}, false));
       }
     }
   }
@@ -390,7 +346,6 @@ class PartialCyclesTiProgram final : public RankProgram {
 }  // namespace
 
 std::unique_ptr<RankProgram> PartialCyclesSchedule::program(Rank r) const {
-  if (ti_) return std::make_unique<PartialCyclesTiProgram>(*this, r);
   return std::make_unique<PartialCyclesProgram>(*this, r);
 }
 

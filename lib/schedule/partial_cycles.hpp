@@ -45,7 +45,7 @@ class PartialCyclesSchedule final : public Schedule {
 
   const char* name() const override { return ti_ ? "partial-cycles-ti" : "partial-cycles"; }
   std::string construction() const override;
-  long long rounds() const override { return ti_ ? std::max(cycle_rounds_, feed_rounds_) : (m_ + 1) / 2; }
+  long long rounds() const override { return std::max(cycle_rounds_, feed_rounds_); }
   int colours() const override { return 1; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
@@ -55,8 +55,9 @@ class PartialCyclesSchedule final : public Schedule {
   StructuralProof prove() const override;
 
   bool time_independent() const { return ti_; }
-  /// Time-independent variant: rounds of forwarding along the cycles, and of
-  /// feeding the off-cycle ranks (the latest any of them completes).
+  /// Rounds of forwarding along the cycles (floor(m/2) when switching), and
+  /// of feeding the off-cycle ranks (ceil(m/2); time-independent: the latest
+  /// any of them completes).
   long long cycle_rounds() const { return cycle_rounds_; }
   long long feed_rounds() const { return feed_rounds_; }
 
@@ -81,6 +82,10 @@ class PartialCyclesSchedule final : public Schedule {
     long long a, l;
   };
   Feeders feeders(Rank r, int c) const;
+  /// False if off-cycle rank r's feeder `which` sends nothing for cycle c in
+  /// this round; else the position it sends, and whether r already holds it
+  /// (a relay: time-independent only).
+  bool fed_from(Rank r, int c, int which, long long round, long long* p, bool* relay) const;
 
  private:
   long long wrap(long long p) const { return ((p % m_) + m_) % m_; }
