@@ -14,6 +14,7 @@
 #include "schedule/chordal_ring.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/cycles.hpp"
+#include "schedule/lee_code.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/three_phase.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: tg-plan --dims NxM[xK...] --algorithm NAME [--json] [--method auto|step-through|structural]\n"
+               "usage: tg-plan --dims NxM[xK...] --algorithm NAME [--json] [--method auto|step-through|calls|structural]\n"
                "       tg-plan --ranks N --algorithm NAME ...   (the same as --dims N)\n"
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
@@ -35,11 +36,13 @@ void usage(FILE* out) {
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --list\n"
                "       tg-plan --table2 [--json]   (seed 000's Table 2 from the constructed schedules)\n"
-               "Builds the schedule, runs it on all P virtual ranks (step-through up to %lld ranks,\n"
-               "structural proof beyond) and reports rounds, link loads, route lengths and volume.\n"
+               "Builds the schedule, runs it on all P virtual ranks (step-through up to %lld ranks;\n"
+               "beyond, call by call for schedules given as calls, else the structural proof) and\n"
+               "reports rounds, link loads, route lengths and volume. lee-code on more than %lld ranks\n"
+               "is checked call by call as the calls are generated, without building the schedule.\n"
                "Exit status 0 only if the schedule is complete and meets its claims.\n"
                "Algorithms: %s\n",
-               kBridgeheadDefaultR, kStepThroughLimit, algorithm_names().c_str());
+               kBridgeheadDefaultR, kStepThroughLimit, LeeCodeSchedule::kMaxRanks, algorithm_names().c_str());
 }
 
 std::string json_escape(const std::string& s) {
@@ -234,6 +237,62 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
   return true;
 }
 
+void print_declined(bool json, const char* name, const Torus& torus, const std::string& why) {
+  if (json)
+    std::printf("{\"algorithm\": \"%s\", \"dims\": \"%s\", \"applicable\": false, \"reason\": \"%s\", \"complete\": false}\n",
+                name, torus.to_string().c_str(), json_escape(why).c_str());
+  else
+    std::printf("%s does not apply to a %s torus: %s\n", name, torus.to_string().c_str(), why.c_str());
+}
+
+/// Prints what the check found, as text or as one JSON object. A negative
+/// `build_seconds`: the calls were checked as they were made.
+void print_report(bool json, const char* name, const Torus& torus, const std::string& construction, int colours,
+                  const Claims& claims, const SimulationReport& rep, double build_seconds, double seconds) {
+  if (json) {
+    std::printf("{\"algorithm\": \"%s\", \"dims\": [", name);
+    for (int a = 0; a < torus.ndims(); ++a) std::printf("%s%d", a ? ", " : "", torus.dim(a));
+    std::printf("], \"construction\": \"%s\"", json_escape(construction).c_str());
+    std::printf(", \"ranks\": %lld, \"applicable\": true, \"method\": \"%s\", \"rounds\": %lld, "
+                "\"rounds_claimed\": %lld, \"complete\": %s, \"colours\": %d, "
+                "\"max_link_messages_per_round\": %d, \"max_link_blocks_per_round\": %g, "
+                "\"volume_per_rank_blocks\": %g, \"hops_max\": %d, \"hops_sum\": %lld, \"hops_sum_claimed\": %lld, "
+                "\"blocks_sum\": %g, \"blocks_sum_claimed\": %lld, \"build_seconds\": %.3f, \"seconds\": %.3f, \"errors\": [",
+                static_cast<long long>(torus.size()), rep.method.c_str(), rep.rounds, claims.rounds,
+                rep.complete ? "true" : "false", colours, rep.max_link_messages_per_round,
+                rep.max_link_blocks_per_round, rep.volume_per_rank_blocks, rep.hops_max, rep.hops_sum,
+                claims.hops_sum, rep.blocks_sum, claims.blocks_sum, build_seconds < 0 ? seconds : build_seconds, seconds);
+    for (std::size_t k = 0; k < rep.errors.size(); ++k)
+      std::printf("%s\"%s\"", k ? ", " : "", json_escape(rep.errors[k]).c_str());
+    std::printf("]}\n");
+  } else {
+    std::printf("algorithm      %s\n", name);
+    std::printf("torus          %s (%lld ranks)\n", torus.to_string().c_str(), static_cast<long long>(torus.size()));
+    if (!construction.empty()) std::printf("construction   %s\n", construction.c_str());
+    std::printf("verified by    %s\n", rep.method.c_str());
+    std::printf("complete       %s\n", rep.complete ? "yes" : "NO");
+    std::printf("rounds         %lld (construction claims %lld)\n", rep.rounds, claims.rounds);
+    std::printf("parts/block    %d\n", colours);
+    std::printf("link load      at most %d message(s), %g block(s) per directed link per round\n",
+                rep.max_link_messages_per_round, rep.max_link_blocks_per_round);
+    std::printf("routes         longest %d hop(s); the rounds' longest sum to %lld", rep.hops_max, rep.hops_sum);
+    if (claims.hops_sum >= 0) std::printf(" (construction claims %lld)", claims.hops_sum);
+    std::printf("\n");
+    std::printf("messages       the rounds' largest sum to %g blocks", rep.blocks_sum);
+    if (claims.blocks_sum >= 0)
+      std::printf(" (construction claims %lld: time %lld r + %lld in units of s beta)", claims.blocks_sum,
+                  claims.rounds, claims.blocks_sum);
+    std::printf("\n");
+    std::printf("volume         %g blocks sent per rank (lower bound P-1 = %lld)\n", rep.volume_per_rank_blocks,
+                static_cast<long long>(torus.size() - 1));
+    if (build_seconds < 0)
+      std::printf("time           %.3f s (making and checking the calls, interleaved)\n", seconds);
+    else
+      std::printf("time           %.3f s (of which building the schedule %.3f s)\n", seconds, build_seconds);
+    for (const auto& e : rep.errors) std::printf("error: %s\n", e.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -285,8 +344,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tg-plan: unknown algorithm '%s' (known: %s)\n", algorithm.c_str(), algorithm_names().c_str());
     return 2;
   }
-  if (method != "auto" && method != "step-through" && method != "structural") {
-    std::fprintf(stderr, "tg-plan: --method must be auto, step-through or structural\n");
+  if (method != "auto" && method != "step-through" && method != "calls" && method != "structural") {
+    std::fprintf(stderr, "tg-plan: --method must be auto, step-through, calls or structural\n");
     return 2;
   }
   try {
@@ -296,6 +355,8 @@ int main(int argc, char** argv) {
     std::unique_ptr<Schedule> schedule;
     const bool bridgehead = std::string(info->name) == "bridgehead";
     const bool cubgos = std::string(info->name) == "cubgos";
+    const bool lee_large = std::string(info->name) == "lee-code-large";
+    const bool lee = lee_large || std::string(info->name) == "lee-code";
     if ((r >= 0 || !params_text.empty()) && !bridgehead && !cubgos) {
       std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead or cubgos\n");
       return 2;
@@ -342,6 +403,24 @@ int main(int argc, char** argv) {
         }
         schedule = std::make_unique<CubgosSchedule>(torus, params);
       }
+    } else if (lee && torus.size() > LeeCodeSchedule::kMaxRanks && (method == "auto" || method == "calls")) {
+      // Too large to keep the calls (seed 004 §5.2's 49x49x49): check them
+      // as they are made. The same generator builds the kept schedule.
+      if (why = LeeCodeSchedule::not_streamable(torus, lee_large); !why.empty()) {
+        print_declined(json, info->name, torus, why);
+        return 1;
+      }
+      CallChecker checker(torus.size(), torus.ports(), [&torus](Rank k, Port p) { return torus.neighbor(k, p); });
+      const LeeCodeSchedule::Streamed made =
+          LeeCodeSchedule::stream(torus, lee_large, [&checker](long long round, const Call& c) { checker.check(round, c); });
+      Claims claims;
+      claims.rounds = made.rounds;
+      claims.hops_sum = made.hops;
+      const SimulationReport rep = checker.finish(claims);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      print_report(json, info->name, torus, made.construction + "; calls checked as generated, not kept", 1, claims, rep,
+                   -1, seconds);
+      return rep.complete ? 0 : 1;
     } else if (packets > 0) {
       if (std::string(info->name) != "circulant") {
         std::fprintf(stderr, "tg-plan: --packets is for --algorithm circulant (p-gossip)\n");
@@ -354,60 +433,25 @@ int main(int argc, char** argv) {
     }
     const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!schedule) {
-      if (json)
-        std::printf("{\"algorithm\": \"%s\", \"dims\": \"%s\", \"applicable\": false, \"reason\": \"%s\", \"complete\": false}\n",
-                    info->name, torus.to_string().c_str(), json_escape(why).c_str());
-      else
-        std::printf("%s does not apply to a %s torus: %s\n", info->name, torus.to_string().c_str(), why.c_str());
+      print_declined(json, info->name, torus, why);
       return 1;
     }
     if (!svg.empty() && !write_svg(*schedule, svg, &why)) {
       std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
       return 2;
     }
+    const auto* calls = dynamic_cast<const ExplicitSchedule*>(schedule.get());
+    if (method == "calls" && !calls) {
+      std::fprintf(stderr, "tg-plan: --method calls is for schedules given as calls (the latency family)\n");
+      return 2;
+    }
     const SimulationReport rep = method == "step-through" ? step_through(*schedule)
                                  : method == "structural" ? prove_structure(*schedule)
+                                 : method == "calls"      ? check_calls(*calls)
                                                           : verify(*schedule);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (json) {
-      std::printf("{\"algorithm\": \"%s\", \"dims\": [", info->name);
-      for (int a = 0; a < torus.ndims(); ++a) std::printf("%s%d", a ? ", " : "", torus.dim(a));
-      std::printf("], \"construction\": \"%s\"", json_escape(schedule->construction()).c_str());
-      std::printf(", \"ranks\": %lld, \"applicable\": true, \"method\": \"%s\", \"rounds\": %lld, "
-                  "\"rounds_claimed\": %lld, \"complete\": %s, \"colours\": %d, "
-                  "\"max_link_messages_per_round\": %d, \"max_link_blocks_per_round\": %g, "
-                  "\"volume_per_rank_blocks\": %g, \"hops_max\": %d, \"hops_sum\": %lld, \"hops_sum_claimed\": %lld, "
-                  "\"blocks_sum\": %g, \"blocks_sum_claimed\": %lld, \"build_seconds\": %.3f, \"seconds\": %.3f, \"errors\": [",
-                  static_cast<long long>(torus.size()), rep.method.c_str(), rep.rounds, schedule->rounds(),
-                  rep.complete ? "true" : "false", schedule->colours(), rep.max_link_messages_per_round,
-                  rep.max_link_blocks_per_round, rep.volume_per_rank_blocks, rep.hops_max, rep.hops_sum,
-                  schedule->claimed_hops_sum(), rep.blocks_sum, schedule->claimed_blocks_sum(), build_seconds, seconds);
-      for (std::size_t k = 0; k < rep.errors.size(); ++k)
-        std::printf("%s\"%s\"", k ? ", " : "", json_escape(rep.errors[k]).c_str());
-      std::printf("]}\n");
-    } else {
-      std::printf("algorithm      %s\n", info->name);
-      std::printf("torus          %s (%lld ranks)\n", torus.to_string().c_str(), static_cast<long long>(torus.size()));
-      if (!schedule->construction().empty()) std::printf("construction   %s\n", schedule->construction().c_str());
-      std::printf("verified by    %s\n", rep.method.c_str());
-      std::printf("complete       %s\n", rep.complete ? "yes" : "NO");
-      std::printf("rounds         %lld (construction claims %lld)\n", rep.rounds, schedule->rounds());
-      std::printf("parts/block    %d\n", schedule->colours());
-      std::printf("link load      at most %d message(s), %g block(s) per directed link per round\n",
-                  rep.max_link_messages_per_round, rep.max_link_blocks_per_round);
-      std::printf("routes         longest %d hop(s); the rounds' longest sum to %lld", rep.hops_max, rep.hops_sum);
-      if (schedule->claimed_hops_sum() >= 0) std::printf(" (construction claims %lld)", schedule->claimed_hops_sum());
-      std::printf("\n");
-      std::printf("messages       the rounds' largest sum to %g blocks", rep.blocks_sum);
-      if (schedule->claimed_blocks_sum() >= 0)
-        std::printf(" (construction claims %lld: time %lld r + %lld in units of s beta)", schedule->claimed_blocks_sum(),
-                    schedule->rounds(), schedule->claimed_blocks_sum());
-      std::printf("\n");
-      std::printf("volume         %g blocks sent per rank (lower bound P-1 = %lld)\n", rep.volume_per_rank_blocks,
-                  static_cast<long long>(torus.size() - 1));
-      std::printf("time           %.3f s (of which building the schedule %.3f s)\n", seconds, build_seconds);
-      for (const auto& e : rep.errors) std::printf("error: %s\n", e.c_str());
-    }
+    print_report(json, info->name, torus, schedule->construction(), schedule->colours(), claims_of(*schedule), rep,
+                 build_seconds, seconds);
     return rep.complete ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tg-plan: %s\n", e.what());

@@ -82,17 +82,32 @@ void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<s
     std::uint64_t bits = have[w] & ~got[w] & ~coming[w];
     if (mask) bits &= (*mask)[w];
     coming[w] |= bits;
+    const Rank first = static_cast<Rank>(w * 64);
+    if (bits == ~0ull) {  // a whole word: the common case of broadcasts
+      if (!c.ranges.empty() && c.ranges.back().second == first)
+        c.ranges.back().second += 64;
+      else
+        c.ranges.emplace_back(first, first + 64);
+      continue;
+    }
     while (bits) {
       const int b = __builtin_ctzll(bits);
       bits &= bits - 1;
-      const Rank block = static_cast<Rank>(w * 64 + static_cast<std::size_t>(b));
+      const Rank block = first + b;
       if (!c.ranges.empty() && c.ranges.back().second == block)
         ++c.ranges.back().second;
       else
         c.ranges.emplace_back(block, block + 1);
     }
   }
-  if (!c.ranges.empty()) calls_.back().push_back(std::move(c));
+  if (!c.ranges.empty()) emit(std::move(c));
+}
+
+void GossipBuilder::emit(Call&& c) {
+  if (sink_)
+    sink_(rounds(), c);
+  else
+    calls_.back().push_back(std::move(c));
 }
 
 void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks) {
@@ -101,7 +116,7 @@ void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<R
   const Rank to = target(from, route);
   std::uint64_t* coming = &incoming_[static_cast<std::size_t>(to) * words_];
   for (Rank b : blocks) coming[static_cast<std::size_t>(b / 64)] |= 1ull << (b % 64);
-  calls_.back().push_back(Call{from, to, std::move(route), to_ranges(blocks)});
+  emit(Call{from, to, std::move(route), to_ranges(blocks)});
 }
 
 void GossipBuilder::offer(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks) {
@@ -117,7 +132,7 @@ void GossipBuilder::offer(Rank from, std::vector<Port> route, const std::vector<
     coming[w] |= bit;
     missing.push_back(b);
   }
-  if (!missing.empty()) calls_.back().push_back(Call{from, to, std::move(route), to_ranges(missing)});
+  if (!missing.empty()) emit(Call{from, to, std::move(route), to_ranges(missing)});
 }
 
 std::vector<std::vector<Call>> GossipBuilder::finish() {

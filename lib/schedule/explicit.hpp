@@ -57,7 +57,14 @@ class ExplicitSchedule : public Schedule {
 class GossipBuilder {
  public:
   using Hop = std::function<Rank(Rank, Port)>;
+  /// Receives each call as it is made, with its round (1-based).
+  using Sink = std::function<void(long long round, const Call&)>;
   GossipBuilder(Rank ranks, Hop hop);
+
+  /// Calls go to `sink` as they are made instead of being kept, for
+  /// schedules too large to store: finish() then returns rounds without
+  /// calls. The holdings (P x P bits, twice) are still kept.
+  void stream_to(Sink sink) { sink_ = std::move(sink); }
 
   /// Starts the next round (the first call of a round starts round 1).
   void next_round();
@@ -83,9 +90,11 @@ class GossipBuilder {
 
  private:
   void land();
+  void emit(Call&& c);
   Rank P_;
   std::size_t words_;
   Hop hop_;
+  Sink sink_;
   std::vector<std::uint64_t> held_, incoming_;
   std::vector<std::vector<Call>> calls_;
 };

@@ -237,7 +237,7 @@ class Generator {
 
 }  // namespace
 
-std::string LeeCodeSchedule::not_applicable(const Torus& torus, bool large) {
+std::string LeeCodeSchedule::shape_not_applicable(const Torus& torus, bool large) {
   const auto axes = torus.active_axes();
   const int d = static_cast<int>(axes.size());
   if (d < 1 || d > 3) return "needs 1 to 3 sides > 1 (the perfect Lee codes used are for d <= 3)";
@@ -248,30 +248,64 @@ std::string LeeCodeSchedule::not_applicable(const Torus& torus, bool large) {
              std::to_string(q) + ")";
   if (large && torus.size() == q)
     return "a ring of 3 has pieces of one block, each its receiver's own: the split broadcast has nothing to send";
-  if (torus.size() > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
   return {};
 }
 
-LeeCodeSchedule::LeeCodeSchedule(const Torus& torus, bool large)
-    : ExplicitSchedule(torus), axes_(torus.active_axes()), large_(large) {
-  if (std::string why = not_applicable(torus, large); !why.empty())
-    throw std::invalid_argument(std::string(name()) + ": " + why);
-  const int d = static_cast<int>(axes_.size());
-  q_ = 2 * d + 1;
+std::string LeeCodeSchedule::not_applicable(const Torus& torus, bool large) {
+  if (std::string why = shape_not_applicable(torus, large); !why.empty()) return why;
+  if (torus.size() > kMaxRanks)
+    return "keeps its calls' block ranges: at most " + std::to_string(kMaxRanks) +
+           " ranks (tg-plan checks up to " + std::to_string(kMaxStreamedRanks) + " without keeping them)";
+  return {};
+}
+
+std::string LeeCodeSchedule::not_streamable(const Torus& torus, bool large) {
+  if (std::string why = shape_not_applicable(torus, large); !why.empty()) return why;
+  if (torus.size() > kMaxStreamedRanks)
+    return "generates its calls with P x P bits: at most " + std::to_string(kMaxStreamedRanks) + " ranks";
+  return {};
+}
+
+LeeCodeSchedule::Streamed LeeCodeSchedule::generate(const Torus& torus, bool large, GossipBuilder& b) {
+  const std::vector<int> axes = torus.active_axes();
+  const int d = static_cast<int>(axes.size());
+  const int q = 2 * d + 1;
   std::vector<int> m;
-  for (int a : axes_) m.push_back(torus.dim(a));
-  count(m, d, 1, large, &rounds_, &hops_);
-  GossipBuilder b(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
-  Generator(torus, axes_, large, b).gossip({std::vector<long long>(static_cast<std::size_t>(d), 0)}, 1, m);
-  set_calls(b.finish());
+  for (int a : axes) m.push_back(torus.dim(a));
+  Streamed out;
+  count(m, d, 1, large, &out.rounds, &out.hops);
+  Generator(torus, axes, large, b).gossip({std::vector<long long>(static_cast<std::size_t>(d), 0)}, 1, m);
   const char* code = d == 3 ? "x1 + 2x2 + 3x3 ≡ 0 (mod 7)" : d == 2 ? "x1 + 2x2 ≡ 0 (mod 5)" : "x1 ≡ 0 (mod 3)";
   int levels = 0;
-  for (std::vector<int> x = m; divisible(x, q_); ++levels)
-    for (int& v : x) v /= q_;
-  construction_ = std::string("perfect Lee code ") + code + ", " + std::to_string(levels) + " level" +
-                  (levels == 1 ? "" : "s") + " of concentration, " + std::to_string(d - 1) +
-                  " local gossip round" + (d == 2 ? "" : "s") + " and broadcast" +
-                  (large ? std::string(" in two rounds of ") + std::to_string(q_) + " coloured pieces (§6)" : "");
+  for (std::vector<int> x = m; divisible(x, q); ++levels)
+    for (int& v : x) v /= q;
+  out.construction = std::string("perfect Lee code ") + code + ", " + std::to_string(levels) + " level" +
+                     (levels == 1 ? "" : "s") + " of concentration, " + std::to_string(d - 1) + " local gossip round" +
+                     (d == 2 ? "" : "s") + " and broadcast" +
+                     (large ? std::string(" in two rounds of ") + std::to_string(q) + " coloured pieces (§6)" : "");
+  return out;
+}
+
+LeeCodeSchedule::Streamed LeeCodeSchedule::stream(const Torus& torus, bool large, const GossipBuilder::Sink& sink) {
+  if (std::string why = not_streamable(torus, large); !why.empty())
+    throw std::invalid_argument(std::string(large ? "lee-code-large" : "lee-code") + ": " + why);
+  GossipBuilder b(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
+  b.stream_to(sink);
+  Streamed out = generate(torus, large, b);
+  b.finish();
+  return out;
+}
+
+LeeCodeSchedule::LeeCodeSchedule(const Torus& torus, bool large)
+    : ExplicitSchedule(torus), large_(large) {
+  if (std::string why = not_applicable(torus, large); !why.empty())
+    throw std::invalid_argument(std::string(name()) + ": " + why);
+  GossipBuilder b(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
+  Streamed claims = generate(torus, large, b);
+  set_calls(b.finish());
+  rounds_ = claims.rounds;
+  hops_ = claims.hops;
+  construction_ = std::move(claims.construction);
 }
 
 }  // namespace torusgather

@@ -24,6 +24,25 @@ class LeeCodeSchedule final : public ExplicitSchedule {
   static std::string not_applicable(const Torus& torus, bool large = false);
   static constexpr long long kMaxRanks = 16384;
 
+  /// Tori of more than kMaxRanks ranks (seed 004 §5.2's 49x49x49, 117649
+  /// ranks) cannot keep their calls: the ranges of one local gossip round
+  /// alone would take tens of GB. They are generated and handed to a sink
+  /// one by one, for CallChecker, and no schedule is built. The builder
+  /// still keeps P x P bits twice: P^2/4 bytes, up to kMaxStreamedRanks.
+  static constexpr long long kMaxStreamedRanks = 131072;
+  struct Streamed {
+    long long rounds = 0;  ///< as the construction's formula gives them
+    long long hops = 0;    ///< the claimed sum of the rounds' longest dipaths
+    std::string construction;
+  };
+  /// Empty if stream() applies: the shapes of not_applicable(), up to
+  /// kMaxStreamedRanks ranks.
+  static std::string not_streamable(const Torus& torus, bool large = false);
+  /// Generates the calls of the schedule for `torus` into `sink` in the
+  /// order of the rounds, keeping none of them. Throws std::invalid_argument
+  /// if not_streamable(torus) is not empty.
+  static Streamed stream(const Torus& torus, bool large, const GossipBuilder::Sink& sink);
+
   const char* name() const override { return large_ ? "lee-code-large" : "lee-code"; }
   long long rounds() const override { return rounds_; }
   int claimed_max_link_messages_per_round() const override { return 1; }
@@ -31,9 +50,10 @@ class LeeCodeSchedule final : public ExplicitSchedule {
   std::string construction() const override { return construction_; }
 
  private:
-  std::vector<int> axes_;  ///< the active axes: x_1 .. x_d of the paper
-  bool large_ = false;     ///< §6's split broadcast
-  int q_ = 0;              ///< 2d + 1
+  static std::string shape_not_applicable(const Torus& torus, bool large);
+  /// Makes the calls into `b`; returns the claims and the description.
+  static Streamed generate(const Torus& torus, bool large, GossipBuilder& b);
+  bool large_ = false;  ///< §6's split broadcast
   long long rounds_ = 0;
   long long hops_ = 0;
   std::string construction_;

@@ -70,24 +70,28 @@ std::string describe(Rank r, const Transfer& x) {
          std::to_string(x.piece.half);
 }
 
-void check_claims(const Schedule& s, SimulationReport& rep) {
-  if (rep.rounds != s.rounds())
-    add_error(rep, "rounds " + std::to_string(rep.rounds) + " differ from the construction's " +
-                       std::to_string(s.rounds()));
-  if (s.claimed_hops_sum() >= 0 && rep.hops_sum != s.claimed_hops_sum())
+void check_claims(const Claims& c, SimulationReport& rep) {
+  if (rep.rounds != c.rounds)
+    add_error(rep, "rounds " + std::to_string(rep.rounds) + " differ from the construction's " + std::to_string(c.rounds));
+  if (c.hops_sum >= 0 && rep.hops_sum != c.hops_sum)
     add_error(rep, "the rounds' longest routes sum to " + std::to_string(rep.hops_sum) + " hops, not the claimed " +
-                       std::to_string(s.claimed_hops_sum()));
-  if (rep.method == "step-through" && s.claimed_blocks_sum() >= 0 && rep.blocks_sum != static_cast<double>(s.claimed_blocks_sum()))
+                       std::to_string(c.hops_sum));
+  if (rep.method != "structural" && c.blocks_sum >= 0 && rep.blocks_sum != static_cast<double>(c.blocks_sum))
     add_error(rep, "the rounds' largest messages sum to " + std::to_string(rep.blocks_sum) +
-                       " blocks, not the claimed " + std::to_string(s.claimed_blocks_sum()));
-  if (rep.max_link_messages_per_round != s.claimed_max_link_messages_per_round())
+                       " blocks, not the claimed " + std::to_string(c.blocks_sum));
+  if (rep.max_link_messages_per_round != c.max_link_messages_per_round)
     add_error(rep, "link load " + std::to_string(rep.max_link_messages_per_round) +
-                       " messages per round differs from the claimed " +
-                       std::to_string(s.claimed_max_link_messages_per_round()));
+                       " messages per round differs from the claimed " + std::to_string(c.max_link_messages_per_round));
   if (!rep.errors.empty()) rep.complete = false;
 }
 
+void check_claims(const Schedule& s, SimulationReport& rep) { check_claims(claims_of(s), rep); }
+
 }  // namespace
+
+Claims claims_of(const Schedule& s) {
+  return Claims{s.rounds(), s.claimed_max_link_messages_per_round(), s.claimed_hops_sum(), s.claimed_blocks_sum()};
+}
 
 double transfer_blocks(const Torus& t, const Transfer& x, int colours) {
   return static_cast<double>(block_count(t, x)) * __builtin_popcount(x.piece.unit_mask()) / (2.0 * colours);
@@ -265,8 +269,135 @@ SimulationReport prove_structure(const Schedule& s) {
   return rep;
 }
 
+CallChecker::CallChecker(Rank ranks, int ports, Hop hop)
+    : P_(ranks), ports_(ports), words_(static_cast<std::size_t>((ranks + 63) / 64)), hop_(std::move(hop)) {
+  rep_.method = "calls";
+  held_.assign(static_cast<std::size_t>(P_) * words_, 0);
+  incoming_.assign(held_.size(), 0);
+  for (Rank r = 0; r < P_; ++r) held_[static_cast<std::size_t>(r) * words_ + static_cast<std::size_t>(r / 64)] |= 1ull << (r % 64);
+  arc_messages_.assign(static_cast<std::size_t>(P_) * static_cast<std::size_t>(ports_), 0);
+  arc_blocks_.assign(arc_messages_.size(), 0);
+  sent_blocks_.assign(static_cast<std::size_t>(P_), 0.0);
+}
+
+void CallChecker::land() {
+  for (std::size_t i = 0; i < held_.size(); ++i) held_[i] |= incoming_[i];
+  std::fill(incoming_.begin(), incoming_.end(), 0);
+}
+
+void CallChecker::close_round() {
+  if (round_ == 0) return;
+  for (std::size_t a : arcs_used_) {
+    rep_.max_link_messages_per_round = std::max<int>(rep_.max_link_messages_per_round, arc_messages_[a]);
+    rep_.max_link_blocks_per_round = std::max(rep_.max_link_blocks_per_round, static_cast<double>(arc_blocks_[a]));
+    arc_messages_[a] = 0;
+    arc_blocks_[a] = 0;
+  }
+  arcs_used_.clear();
+  // As step_through(): rounds count up to the last one that moves data.
+  if (round_moved_) rep_.rounds = round_;
+  rep_.hops_max = std::max(rep_.hops_max, round_hops_);
+  rep_.hops_sum += round_hops_;
+  rep_.blocks_sum += static_cast<double>(round_blocks_);
+  round_hops_ = 0;
+  round_blocks_ = 0;
+  round_moved_ = false;
+  land();
+}
+
+void CallChecker::check(long long round, const Call& c) {
+  if (round < round_ || round < 1) {
+    add_error(rep_, "a call of round " + std::to_string(round) + " comes after round " + std::to_string(round_));
+    return;
+  }
+  // Empty rounds in between land nothing but still count their hops (0).
+  while (round_ < round) {
+    close_round();
+    ++round_;
+  }
+  const std::string where = "round " + std::to_string(round) + ": the call from rank " + std::to_string(c.from) + " to rank " +
+                            std::to_string(c.to);
+  if (c.from < 0 || c.from >= P_ || c.to < 0 || c.to >= P_) {
+    add_error(rep_, where + " names a rank that does not exist");
+    return;
+  }
+  if (c.route.empty()) add_error(rep_, where + " has no route");
+  const Rank blocks = block_count(c.ranges);
+  Rank at = c.from;
+  for (Port p : c.route) {
+    if (p < 0 || p >= ports_) {
+      add_error(rep_, where + " leaves on port " + std::to_string(p) + ", which does not exist");
+      return;
+    }
+    const std::size_t arc = static_cast<std::size_t>(at) * static_cast<std::size_t>(ports_) + static_cast<std::size_t>(p);
+    if (arc_messages_[arc]++ == 0) arcs_used_.push_back(arc);
+    arc_blocks_[arc] += blocks;
+    at = hop_(at, p);
+  }
+  if (at != c.to) add_error(rep_, where + " ends at rank " + std::to_string(at));
+  round_hops_ = std::max(round_hops_, static_cast<int>(c.route.size()));
+  round_blocks_ = std::max(round_blocks_, blocks);
+  if (blocks > 0) round_moved_ = true;
+  sent_blocks_[static_cast<std::size_t>(c.from)] += static_cast<double>(blocks);
+  const std::uint64_t* have = &held_[static_cast<std::size_t>(c.from) * words_];
+  const std::uint64_t* got = &held_[static_cast<std::size_t>(c.to) * words_];
+  std::uint64_t* coming = &incoming_[static_cast<std::size_t>(c.to) * words_];
+  Rank last = -1;
+  for (const auto& range : c.ranges) {
+    if (range.first <= last || range.second <= range.first || range.first < 0 || range.second > P_) {
+      add_error(rep_, where + " carries the ranges out of order, empty or outside 0.." + std::to_string(P_ - 1));
+      return;
+    }
+    last = range.second;
+    // The range word by word: masks of its bits in each word it touches.
+    for (Rank w = range.first / 64; w <= (range.second - 1) / 64; ++w) {
+      const Rank lo = std::max<Rank>(range.first, w * 64) - w * 64;
+      const Rank hi = std::min<Rank>(range.second, (w + 1) * 64) - w * 64;
+      const std::uint64_t bits = (hi == 64 ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
+      const std::size_t k = static_cast<std::size_t>(w);
+      if (const std::uint64_t missing = bits & ~have[k])
+        add_error(rep_, where + " sends block " + std::to_string(w * 64 + __builtin_ctzll(missing)) + " it does not hold");
+      if (const std::uint64_t twice = bits & (got[k] | coming[k]))
+        add_error(rep_, where + " brings block " + std::to_string(w * 64 + __builtin_ctzll(twice)) +
+                            " that the callee holds or receives in the same round");
+      coming[k] |= bits;
+    }
+  }
+}
+
+SimulationReport CallChecker::finish(const Claims& claims) {
+  close_round();
+  Rank incomplete = 0;
+  for (Rank r = 0; r < P_; ++r) {
+    const std::uint64_t* h = &held_[static_cast<std::size_t>(r) * words_];
+    for (std::size_t w = 0; w < words_; ++w) {
+      const std::uint64_t want = (w + 1 < words_ || P_ % 64 == 0) ? ~0ull : (1ull << (P_ % 64)) - 1;
+      if ((h[w] & want) != want) {
+        if (incomplete++ == 0)
+          add_error(rep_, "rank " + std::to_string(r) + " ends without block " +
+                              std::to_string(static_cast<Rank>(w * 64) + __builtin_ctzll(want & ~h[w])));
+        break;
+      }
+    }
+  }
+  if (incomplete > 1) add_error(rep_, std::to_string(incomplete) + " ranks end without every block");
+  rep_.volume_per_rank_blocks = sent_blocks_.empty() ? 0 : *std::max_element(sent_blocks_.begin(), sent_blocks_.end());
+  rep_.complete = rep_.errors.empty();
+  check_claims(claims, rep_);
+  return std::move(rep_);
+}
+
+SimulationReport check_calls(const ExplicitSchedule& s) {
+  CallChecker checker(s.torus().size(), s.link_ports(), [&s](Rank r, Port p) { return s.link_target(r, p); });
+  for (std::size_t round = 0; round < s.calls().size(); ++round)
+    for (const Call& c : s.calls()[round]) checker.check(static_cast<long long>(round + 1), c);
+  return checker.finish(claims_of(s));
+}
+
 SimulationReport verify(const Schedule& s) {
-  return s.torus().size() <= kStepThroughLimit ? step_through(s) : prove_structure(s);
+  if (s.torus().size() <= kStepThroughLimit) return step_through(s);
+  if (const auto* e = dynamic_cast<const ExplicitSchedule*>(&s)) return check_calls(*e);
+  return prove_structure(s);
 }
 
 }  // namespace torusgather

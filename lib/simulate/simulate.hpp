@@ -1,15 +1,18 @@
 // Runs a schedule on all P virtual ranks and checks it (ARCHITECTURE.md layer 3).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "schedule/explicit.hpp"
 #include "schedule/schedule.hpp"
 
 namespace torusgather {
 
 struct SimulationReport {
-  std::string method;  ///< "step-through" or "structural"
+  std::string method;  ///< "step-through", "calls" or "structural"
   bool complete = false;          ///< every rank holds every block (every part) exactly once
   long long rounds = 0;           ///< last round that moves data (step-through), or proven
   int max_link_messages_per_round = 0;
@@ -39,10 +42,60 @@ SimulationReport step_through(const Schedule& schedule);
 /// The structural proof of the schedule (O(P*d)); method "structural".
 SimulationReport prove_structure(const Schedule& schedule);
 
+/// What a construction claims, for the checks against it. Negative hops or
+/// blocks: no claim.
+struct Claims {
+  long long rounds = 0;
+  int max_link_messages_per_round = 1;
+  long long hops_sum = -1;
+  long long blocks_sum = -1;
+};
+Claims claims_of(const Schedule& schedule);
+
+/// Steps through a schedule given as its calls (ExplicitSchedule), call by
+/// call, with P x P bits of holdings: P^2/4 bytes, an eighth of
+/// step_through()'s, and no programs. Checks that every route ends at its
+/// callee, that the caller holds what it sends, that nothing arrives twice
+/// (a call's blocks land after the round), that the calls of a round use
+/// each arc at most as often as claimed, and that at the end every rank
+/// holds everything. Calls can be fed as they are generated, so a schedule
+/// too large to keep is checked without storing it. Method "calls".
+class CallChecker {
+ public:
+  using Hop = std::function<Rank(Rank, Port)>;
+  CallChecker(Rank ranks, int ports, Hop hop);
+  /// `c` is a call of round `round` (1-based; rounds never go back).
+  void check(long long round, const Call& c);
+  /// Lands the last round and compares with the claims.
+  SimulationReport finish(const Claims& claims);
+
+ private:
+  void land();
+  void close_round();
+  Rank P_;
+  int ports_;
+  std::size_t words_;
+  Hop hop_;
+  long long round_ = 0;
+  int round_hops_ = 0;
+  Rank round_blocks_ = 0;
+  bool round_moved_ = false;
+  std::vector<std::uint64_t> held_, incoming_;
+  std::vector<std::uint16_t> arc_messages_;
+  std::vector<Rank> arc_blocks_;
+  std::vector<std::size_t> arcs_used_;  ///< arcs with messages this round, to reset them
+  std::vector<double> sent_blocks_;
+  SimulationReport rep_;
+};
+
+/// CallChecker over an explicit schedule's stored calls.
+SimulationReport check_calls(const ExplicitSchedule& schedule);
+
 /// Largest P that step_through() is used for by verify().
 constexpr long long kStepThroughLimit = 4096;
 
-/// step_through() up to kStepThroughLimit ranks, prove_structure() beyond.
+/// step_through() up to kStepThroughLimit ranks; beyond, check_calls() for
+/// explicit schedules and prove_structure() for the others.
 /// Either way `complete` also requires the claimed round count and link load.
 SimulationReport verify(const Schedule& schedule);
 

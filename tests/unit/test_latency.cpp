@@ -3,6 +3,7 @@
 // every rank; and the simulator's checks of routed calls can fail.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,108 @@ TEST(RoutedSimulator, CatchesSharedArcsAndWrongEnds) {
   // A block the caller does not hold.
   Handmade not_held(ring, {{Call{0, 1, {plus}, {{3, 4}}}}});
   EXPECT_NE(all_errors(step_through(not_held)).find("does not hold"), std::string::npos);
+}
+
+// The call-level check (CallChecker, for explicit schedules beyond the
+// step-through limit and lee-code streamed beyond what can be kept) must
+// catch the same defects as step_through(), and more.
+TEST(CallChecker, CatchesWhatStepThroughCatches) {
+  const Torus ring({5});
+  const Port plus = make_port(0, true);
+  Handmade shared(ring, {{Call{0, 2, {plus, plus}, {{0, 1}}}, Call{1, 3, {plus, plus}, {{1, 2}}}}});
+  const auto a = check_calls(shared);
+  EXPECT_EQ(a.method, "calls");
+  EXPECT_FALSE(a.complete);
+  EXPECT_EQ(a.max_link_messages_per_round, 2);
+  EXPECT_NE(all_errors(a).find("link load 2"), std::string::npos) << all_errors(a);
+  EXPECT_NE(all_errors(check_calls(Handmade(ring, {{Call{0, 2, {plus}, {{0, 1}}}}}))).find("ends at rank 1"),
+            std::string::npos);
+  EXPECT_NE(all_errors(check_calls(Handmade(ring, {{Call{0, 1, {plus}, {{3, 4}}}}}))).find("does not hold"),
+            std::string::npos);
+  // Rank 2 gets back its own block 2 in round 2; rank 4 gets block 3 twice
+  // in round 1 (the second call would land it a second time).
+  const Port minus = make_port(0, false);
+  Handmade twice(ring, {{Call{0, 1, {plus}, {{0, 1}}}, Call{2, 1, {minus}, {{2, 3}}}, Call{3, 4, {plus}, {{3, 4}}},
+                         Call{3, 4, {minus, minus, minus, minus}, {{3, 4}}}},
+                        {Call{1, 2, {plus}, {{1, 3}}}}});
+  const std::string errors = all_errors(check_calls(twice));
+  EXPECT_NE(errors.find("round 2: the call from rank 1 to rank 2 brings block 2"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("round 1: the call from rank 3 to rank 4 brings block 3"), std::string::npos) << errors;
+  // Ranges out of order.
+  EXPECT_NE(all_errors(check_calls(Handmade(ring, {{Call{0, 1, {plus}, {{0, 1}, {0, 1}}}}}))).find("out of order"),
+            std::string::npos);
+  // A correct but unfinished gossip: every rank lacks blocks.
+  const auto unfinished = check_calls(Handmade(ring, {{Call{0, 1, {plus}, {{0, 1}}}}}));
+  EXPECT_FALSE(unfinished.complete);
+  EXPECT_NE(all_errors(unfinished).find("ends without block"), std::string::npos) << all_errors(unfinished);
+  EXPECT_NE(all_errors(unfinished).find("5 ranks end without every block"), std::string::npos) << all_errors(unfinished);
+}
+
+TEST(CallChecker, AgreesWithStepThroughOnTheLatencyFamily) {
+  std::vector<std::unique_ptr<ExplicitSchedule>> all;
+  all.push_back(std::make_unique<LeeCodeSchedule>(Torus({7, 7, 7})));
+  all.push_back(std::make_unique<LeeCodeSchedule>(Torus({10, 10}), true));
+  all.push_back(std::make_unique<LeeCodeSchedule>(Torus({27})));
+  all.push_back(std::make_unique<CirculantSchedule>(Torus({61})));
+  all.push_back(std::make_unique<CirculantSchedule>(Torus({50}), 3));
+  all.push_back(std::make_unique<ChordalRingSchedule>(Torus({96}), 5));
+  for (const auto& s : all) {
+    SCOPED_TRACE(std::string(s->name()) + " " + s->torus().to_string());
+    const auto a = step_through(*s);
+    const auto b = check_calls(*s);
+    EXPECT_TRUE(a.complete) << all_errors(a);
+    EXPECT_TRUE(b.complete) << all_errors(b);
+    EXPECT_EQ(a.rounds, b.rounds);
+    EXPECT_EQ(a.max_link_messages_per_round, b.max_link_messages_per_round);
+    EXPECT_EQ(a.max_link_blocks_per_round, b.max_link_blocks_per_round);
+    EXPECT_EQ(a.volume_per_rank_blocks, b.volume_per_rank_blocks);
+    EXPECT_EQ(a.hops_max, b.hops_max);
+    EXPECT_EQ(a.hops_sum, b.hops_sum);
+    EXPECT_EQ(a.blocks_sum, b.blocks_sum);
+  }
+}
+
+// Beyond kStepThroughLimit, verify() checks explicit schedules call by call
+// (before, it asked them for a structural proof they do not have).
+TEST(CallChecker, VerifiesExplicitSchedulesBeyondTheStepThroughLimit) {
+  const LeeCodeSchedule s{Torus({21, 21, 21})};
+  ASSERT_GT(s.torus().size(), kStepThroughLimit);
+  const auto rep = verify(s);
+  EXPECT_EQ(rep.method, "calls");
+  EXPECT_TRUE(rep.complete) << all_errors(rep);
+  EXPECT_EQ(rep.rounds, 7);
+  EXPECT_EQ(rep.hops_sum, 33);
+}
+
+// stream() hands out exactly the calls the kept schedule stores, in order,
+// so what tg-plan checks beyond kMaxRanks is the schedule that would run.
+TEST(LeeCode, StreamedCallsAreTheKeptOnes) {
+  for (const bool large : {false, true}) {
+    const Torus t({7, 7, 14});
+    const LeeCodeSchedule kept{t, large};
+    std::vector<std::vector<Call>> streamed;
+    const auto made = LeeCodeSchedule::stream(t, large, [&](long long round, const Call& c) {
+      streamed.resize(static_cast<std::size_t>(round));
+      streamed.back().push_back(c);
+    });
+    EXPECT_EQ(made.rounds, kept.rounds());
+    EXPECT_EQ(made.hops, kept.claimed_hops_sum());
+    EXPECT_EQ(made.construction, kept.construction());
+    ASSERT_EQ(streamed.size(), kept.calls().size());
+    for (std::size_t r = 0; r < streamed.size(); ++r) {
+      ASSERT_EQ(streamed[r].size(), kept.calls()[r].size()) << r;
+      for (std::size_t k = 0; k < streamed[r].size(); ++k) {
+        EXPECT_EQ(streamed[r][k].from, kept.calls()[r][k].from);
+        EXPECT_EQ(streamed[r][k].to, kept.calls()[r][k].to);
+        EXPECT_EQ(streamed[r][k].route, kept.calls()[r][k].route);
+        EXPECT_EQ(streamed[r][k].ranges, kept.calls()[r][k].ranges);
+      }
+    }
+  }
+  EXPECT_FALSE(LeeCodeSchedule::not_applicable(Torus({28, 28, 28})).empty());
+  EXPECT_TRUE(LeeCodeSchedule::not_streamable(Torus({28, 28, 28})).empty());
+  EXPECT_FALSE(LeeCodeSchedule::not_streamable(Torus({56, 56, 56})).empty());
+  EXPECT_THROW(LeeCodeSchedule::stream(Torus({8, 8}), false, [](long long, const Call&) {}), std::invalid_argument);
 }
 
 // Seed 003 §4.1: C(N, c) for every N = a(c+1) up to 128, every odd chord:
