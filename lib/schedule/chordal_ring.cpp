@@ -1,7 +1,12 @@
 #include "schedule/chordal_ring.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <queue>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -11,10 +16,16 @@ namespace torusgather {
 namespace {
 
 constexpr Port kMinus = 0, kPlus = 1, kChord = 2;
+/// Rounds of rerouting searched_routes() tries before it gives up.
+constexpr int kRerouteIterations = 60;
+/// best_chord(): how many chords, and of how many components at most, it
+/// searches paths for.
+constexpr int kSearchedChords = 8;
+constexpr int kSearchedComponents = 32;
 
 /// §4.1: the components as runs of consecutive (c+1)-cycles: a single
 /// cycle each if a = N/(c+1) < c+1; else c-1 runs, the first β of α+1
-/// cycles and the rest of α (a = α(c-1) + β).
+/// cycles and the rest of α (a = α(c-1) + β). Only for (c+1) | N.
 std::vector<int> component_cycles(long long n, int c) {
   const long long a = n / (c + 1);
   if (a < c + 1) return std::vector<int>(static_cast<std::size_t>(a), 1);
@@ -26,41 +37,187 @@ std::vector<int> component_cycles(long long n, int c) {
 
 }  // namespace
 
+std::vector<ChordalRingSchedule::Component> ChordalRingSchedule::components(long long n, int c) {
+  const long long a = n / (c + 1), b = n % (c + 1);
+  std::vector<Component> out;
+  if (b == 0) {
+    // §4.1: each component's accumulation node is vertex R = c-1 of its
+    // first cycle.
+    long long lo = 0;
+    for (int cycles : component_cycles(n, c)) {
+      out.push_back({lo, lo + static_cast<long long>(cycles) * (c + 1), lo + c - 1});
+      lo = out.back().hi;
+    }
+    return out;
+  }
+  if (a < b / 2) {
+    // §4.3.2: the a cycles of §3.1 one component each, then the path of the
+    // b remaining vertices, accumulating in its vertex b-2.
+    for (long long i = 0; i < a; ++i) out.push_back({i * (c + 1), (i + 1) * (c + 1), i * (c + 1) + c - 1});
+    out.push_back({a * (c + 1), n, a * (c + 1) + b - 2});
+    return out;
+  }
+  // §4.3.1: b/2 subgraphs of type A (c+3 consecutive vertices) and then
+  // a - b/2 cycles of c+1, grouped into a components (a < c+1) or c-1 runs
+  // of α+1 or α subgraphs (a = α(c-1) + β), so that each of the first b/2
+  // components starts with one A. A component accumulates in vertex c+1 of
+  // its A, or c-1 of its first cycle.
+  std::vector<long long> sizes;  // subgraphs per component
+  if (a < c + 1) {
+    sizes.assign(static_cast<std::size_t>(a), 1);
+  } else {
+    const long long alpha = a / (c - 1), beta = a % (c - 1);
+    for (long long k = 0; k < c - 1; ++k) sizes.push_back(alpha + (k < beta ? 1 : 0));
+  }
+  long long lo = 0;
+  for (long long k = 0; k < static_cast<long long>(sizes.size()); ++k) {
+    const bool starts_with_a = k < b / 2;
+    long long hi = lo;
+    for (long long t = 0; t < sizes[static_cast<std::size_t>(k)]; ++t) hi += t == 0 && starts_with_a ? c + 3 : c + 1;
+    out.push_back({lo, hi, lo + (starts_with_a ? c + 1 : c - 1)});
+    lo = hi;
+  }
+  return out;
+}
+
 std::string ChordalRingSchedule::not_applicable(const Torus& torus, int chord) {
   const long long n = torus.size();
   if (n > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
   if (n % 2) return "needs an even number of ranks (C(N, c) is bipartite, §3)";
   if (chord == 0) {
     if (best_chord(n) == 0)
-      return "no chord c fits " + std::to_string(n) + " ranks (needs c odd, 3 <= c <= N/2, (c+1) | N: §4.1)";
+      return "no chord c fits " + std::to_string(n) + " ranks (needs c odd, 3 <= c <= N/2)";
     return {};
   }
   if (chord % 2 == 0 || chord < 3 || chord > n / 2) return "the chord must be odd with 3 <= c <= N/2";
-  if (n % (chord + 1))
-    return "N = " + std::to_string(n) + " is not a multiple of c+1 = " + std::to_string(chord + 1) +
-           " (§4.3's decomposition with type-A subgraphs is not built)";
+  if (n % (chord + 1) && !searched_routes(n, chord))
+    return "no edge-disjoint paths found for the gossip among the accumulation nodes of C(" + std::to_string(n) + ", " +
+           std::to_string(chord) + ")";
   return {};
 }
 
 long long ChordalRingSchedule::formula_rounds(long long n, int c) {
-  const auto comps = component_cycles(n, c);
-  const int most = *std::max_element(comps.begin(), comps.end());
-  const int r = static_cast<int>(comps.size());
-  return 2 * ceil_log2(static_cast<long long>(most) * (c + 1)) + static_cast<long long>(complete_gossip(r).size());
+  const auto comps = components(n, c);
+  long long most = 0;
+  for (const auto& k : comps) most = std::max(most, k.hi - k.lo);
+  return 2 * ceil_log2(most) + static_cast<long long>(complete_gossip(static_cast<int>(comps.size())).size());
 }
 
 int ChordalRingSchedule::best_chord(long long n) {
-  int best = 0;
-  long long rounds = 0;
-  for (long long c = 3; c <= n / 2; c += 2) {
-    if (n % (c + 1)) continue;
-    const long long k = formula_rounds(n, static_cast<int>(c));
-    if (best == 0 || k < rounds) {
-      best = static_cast<int>(c);
-      rounds = k;
-    }
+  if (n % 2) return 0;
+  // not_applicable() and the constructor both ask: remember the answer.
+  static std::mutex mutex;
+  static std::map<long long, int> known;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(n); it != known.end()) return it->second;
   }
-  return best;
+  const int c = search_best_chord(n);
+  const std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(n, c);
+  return c;
+}
+
+int ChordalRingSchedule::search_best_chord(long long n) {
+  // By rounds, then §4.1's chords (no search), then the smallest; the
+  // first whose paths exist. The formula is O(c) per chord. The search is
+  // tried for at most kSearchedChords chords of at most kSearchedComponents
+  // components: with more it has not found paths in our tests, and each
+  // failure costs up to a second at 16384 ranks.
+  std::vector<std::tuple<long long, bool, int>> order;
+  for (long long c = 3; c <= n / 2; c += 2)
+    order.emplace_back(formula_rounds(n, static_cast<int>(c)), n % (c + 1) != 0, static_cast<int>(c));
+  std::sort(order.begin(), order.end());
+  int searched = 0;
+  for (const auto& [rounds, search, c] : order) {
+    if (!search) return c;
+    if (searched >= kSearchedChords || static_cast<int>(components(n, c).size()) > kSearchedComponents) continue;
+    ++searched;
+    if (searched_routes(n, c)) return c;
+  }
+  return 0;
+}
+
+std::optional<std::vector<std::vector<std::vector<Port>>>> ChordalRingSchedule::searched_routes(long long n, int c) {
+  // The ring's edges: (u, u+1) is edge u, the chord of even u is edge n + u/2.
+  auto hop = [n, c](Rank u, Port p) {
+    const long long step = p == kMinus ? -1 : p == kPlus ? 1 : (u % 2 == 0 ? c : -c);
+    return ((u + step) % n + n) % n;
+  };
+  auto edge = [n, c](Rank u, Port p) -> std::size_t {
+    if (p == kPlus) return static_cast<std::size_t>(u);
+    if (p == kMinus) return static_cast<std::size_t>((u + n - 1) % n);
+    const Rank even = u % 2 == 0 ? u : ((u - c) % n + n) % n;
+    return static_cast<std::size_t>(n + even / 2);
+  };
+  const auto comps = components(n, c);
+  const std::size_t edges = static_cast<std::size_t>(n + n / 2);
+  std::vector<std::vector<std::vector<Port>>> out;
+  std::vector<double> dist(static_cast<std::size_t>(n));
+  std::vector<Rank> parent(static_cast<std::size_t>(n));
+  std::vector<Port> via(static_cast<std::size_t>(n));
+  for (const auto& round : complete_gossip(static_cast<int>(comps.size()))) {
+    // Negotiated congestion (rip-up and reroute, as in FPGA routers): every
+    // pair takes its cheapest path, where an edge costs more the more paths
+    // use it now and the more often it was overused before; the pairs are
+    // rerouted in turn until no edge carries two paths. Deterministic, so
+    // every rank derives the same paths.
+    const std::size_t m = round.pairs.size();
+    std::vector<std::vector<Port>> routes(m);
+    std::vector<int> load(edges, 0);
+    std::vector<double> history(edges, 0.0);
+    auto walk = [&](std::size_t k, int delta) {
+      Rank u = comps[static_cast<std::size_t>(round.pairs[k].first)].acc;
+      for (Port p : routes[k]) {
+        load[edge(u, p)] += delta;
+        u = hop(u, p);
+      }
+    };
+    double present = 0.5;
+    bool disjoint = false;
+    for (int iteration = 0; iteration < kRerouteIterations && !disjoint; ++iteration) {
+      for (std::size_t k = 0; k < m; ++k) {
+        walk(k, -1);
+        const Rank x = comps[static_cast<std::size_t>(round.pairs[k].first)].acc;
+        const Rank y = comps[static_cast<std::size_t>(round.pairs[k].second)].acc;
+        std::fill(dist.begin(), dist.end(), -1.0);
+        using Item = std::pair<double, Rank>;
+        std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+        dist[static_cast<std::size_t>(x)] = 0;
+        queue.emplace(0.0, x);
+        while (!queue.empty()) {
+          const auto [d, u] = queue.top();
+          queue.pop();
+          if (u == y) break;
+          if (d > dist[static_cast<std::size_t>(u)]) continue;
+          for (Port p : {kChord, kPlus, kMinus}) {
+            const std::size_t e = edge(u, p);
+            const Rank v = hop(u, p);
+            const double nd = d + (1.0 + history[e]) * (1.0 + present * load[e]);
+            if (dist[static_cast<std::size_t>(v)] >= 0 && dist[static_cast<std::size_t>(v)] <= nd) continue;
+            dist[static_cast<std::size_t>(v)] = nd;
+            parent[static_cast<std::size_t>(v)] = u;
+            via[static_cast<std::size_t>(v)] = p;
+            queue.emplace(nd, v);
+          }
+        }
+        routes[k].clear();
+        for (Rank v = y; v != x; v = parent[static_cast<std::size_t>(v)]) routes[k].push_back(via[static_cast<std::size_t>(v)]);
+        std::reverse(routes[k].begin(), routes[k].end());
+        walk(k, +1);
+      }
+      disjoint = true;
+      for (std::size_t e = 0; e < edges; ++e)
+        if (load[e] > 1) {
+          disjoint = false;
+          history[e] += 1.0;
+        }
+      present *= 1.5;
+    }
+    if (!disjoint) return std::nullopt;
+    out.push_back(std::move(routes));
+  }
+  return out;
 }
 
 Rank ChordalRingSchedule::link_target(Rank r, Port p) const {
@@ -73,11 +230,8 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
   if (std::string why = not_applicable(torus, chord); !why.empty()) throw std::invalid_argument("chordal-ring: " + why);
   if (c_ == 0) c_ = best_chord(n_);
   const int c = c_, R = c - 1;
-  const auto cycles = component_cycles(n_, c);
-  const int r = static_cast<int>(cycles.size());
-  std::vector<int> first(static_cast<std::size_t>(r) + 1, 0);  // first cycle of each component
-  for (int k = 0; k < r; ++k) first[static_cast<std::size_t>(k) + 1] = first[static_cast<std::size_t>(k)] + cycles[static_cast<std::size_t>(k)];
-  auto label = [&](int cycle, int j) { return static_cast<Rank>(cycle) * (c + 1) + j; };
+  const auto comps = components(n_, c);
+  const int r = static_cast<int>(comps.size());
 
   GossipBuilder b(n_, [this](Rank x, Port p) { return link_target(x, p); });
   // Phases 1 and 3 (Lemma 1, Farley): a component is a run of consecutive
@@ -86,10 +240,8 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
   // other half, so each round's paths lie in disjoint runs: ⌈log2 s⌉
   // rounds. Accumulation is that broadcast reversed.
   std::vector<std::vector<std::pair<Rank, Rank>>> tree;  // rounds of (caller, callee)
-  for (int k = 0; k < r; ++k) {
-    const auto rounds = halving_broadcast(label(first[static_cast<std::size_t>(k)], 0),
-                                          label(first[static_cast<std::size_t>(k) + 1], 0),
-                                          label(first[static_cast<std::size_t>(k)], R));
+  for (const auto& k : comps) {
+    const auto rounds = halving_broadcast(k.lo, k.hi, k.acc);
     if (tree.size() < rounds.size()) tree.resize(rounds.size());
     for (std::size_t i = 0; i < rounds.size(); ++i) tree[i].insert(tree[i].end(), rounds[i].begin(), rounds[i].end());
   }
@@ -100,40 +252,58 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
     b.next_round();
     for (const auto& call : *it) b.call(call.second, along(call.second, call.first));
   }
-  // Phase 2 (§4.1): the path from the accumulation node of component i to
-  // that of i+l (l <= (c-1)/2): through component i+k (k < l) from vertex
-  // R-2k of its first cycle, [chord, +1] into each next cycle of it, then
-  // [chord, -1] to vertex R-2k-2 of the next component's first cycle
-  // (vertex j of cycle t is joined to vertex j-1 of cycle t+1 for j even);
-  // in component i+l down to vertex 0, the cycle's closing chord to vertex
-  // c, and -1 to R. The call back walks it in reverse.
-  for (const auto& round : complete_gossip(r)) {
-    b.next_round();
-    const int groups = round.groups;
-    // Merged rounds: pseudo-component groups-1 spans components groups-1 .. r-1.
-    auto cycles_of = [&](int g) {
-      return g == groups - 1 ? first[static_cast<std::size_t>(r)] - first[static_cast<std::size_t>(g)]
-                             : cycles[static_cast<std::size_t>(g)];
-    };
-    for (const auto& pr : round.pairs) {
-      int from = pr.first, l = ((pr.second - pr.first) % groups + groups) % groups;
-      if (l > R / 2) {
-        from = pr.second;
-        l = groups - l;
-      }
-      if (l > R / 2) throw std::logic_error("chordal-ring: a gossip call spans more than (c-1)/2 components");
-      std::vector<Port> route;
-      for (int k = 0; k < l; ++k) {
-        for (int t = 1; t < cycles_of((from + k) % groups); ++t) route.insert(route.end(), {kChord, kPlus});
+  // Phase 2: each pair of accumulation nodes calls along a path and back
+  // along the same path reversed; the paths of a round are edge-disjoint.
+  auto exchange = [&b](Rank x, const std::vector<Port>& route) {
+    std::vector<Port> back(route.rbegin(), route.rend());
+    for (Port& p : back) p = p == kChord ? kChord : (p == kPlus ? kMinus : kPlus);
+    b.call(x, route);
+    b.call(b.target(x, route), back);
+  };
+  const auto gossip = complete_gossip(r);
+  if (n_ % (c + 1) == 0) {
+    // §4.1: the path from the accumulation node of component i to that of
+    // i+l (l <= (c-1)/2): through component i+k (k < l) from vertex R-2k of
+    // its first cycle, [chord, +1] into each next cycle of it, then
+    // [chord, -1] to vertex R-2k-2 of the next component's first cycle
+    // (vertex j of cycle t is joined to vertex j-1 of cycle t+1 for j even);
+    // in component i+l down to vertex 0, the cycle's closing chord to vertex
+    // c, and -1 to R.
+    for (const auto& round : gossip) {
+      b.next_round();
+      const int groups = round.groups;
+      // Merged rounds: pseudo-component groups-1 spans components groups-1 .. r-1.
+      auto cycles_of = [&](int g) {
+        return ((g == groups - 1 ? n_ : comps[static_cast<std::size_t>(g)].hi) - comps[static_cast<std::size_t>(g)].lo) /
+               (c + 1);
+      };
+      for (const auto& pr : round.pairs) {
+        int from = pr.first, l = ((pr.second - pr.first) % groups + groups) % groups;
+        if (l > R / 2) {
+          from = pr.second;
+          l = groups - l;
+        }
+        if (l > R / 2) throw std::logic_error("chordal-ring: a gossip call spans more than (c-1)/2 components");
+        std::vector<Port> route;
+        for (int k = 0; k < l; ++k) {
+          for (long long t = 1; t < cycles_of((from + k) % groups); ++t) route.insert(route.end(), {kChord, kPlus});
+          route.insert(route.end(), {kChord, kMinus});
+        }
+        route.insert(route.end(), static_cast<std::size_t>(R - 2 * l), kMinus);
         route.insert(route.end(), {kChord, kMinus});
+        exchange(comps[static_cast<std::size_t>(from)].acc, route);
       }
-      route.insert(route.end(), static_cast<std::size_t>(R - 2 * l), kMinus);
-      route.insert(route.end(), {kChord, kMinus});
-      std::vector<Port> back(route.rbegin(), route.rend());
-      for (Port& p : back) p = p == kChord ? kChord : (p == kPlus ? kMinus : kPlus);
-      const Rank x = label(first[static_cast<std::size_t>(from)], R);
-      b.call(x, route);
-      b.call(b.target(x, route), back);
+    }
+  } else {
+    // §4.3 (N = a(c+1) + b): the paper's paths P' are printed with their
+    // minus signs lost, so the edge-disjoint paths are searched instead
+    // (searched_routes); the components and accumulation nodes are §4.3's.
+    const auto routes = searched_routes(n_, c);
+    if (!routes) throw std::logic_error("chordal-ring: no edge-disjoint gossip paths");
+    for (std::size_t t = 0; t < gossip.size(); ++t) {
+      b.next_round();
+      for (std::size_t k = 0; k < gossip[t].pairs.size(); ++k)
+        exchange(comps[static_cast<std::size_t>(gossip[t].pairs[k].first)].acc, (*routes)[t][k]);
     }
   }
   for (const auto& round : tree) {
@@ -142,9 +312,16 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
   }
   set_calls(b.finish());
   rounds_ = formula_rounds(n_, c);
-  const int most = *std::max_element(cycles.begin(), cycles.end());
+  long long most = 0;
+  for (const auto& k : comps) most = std::max(most, k.hi - k.lo);
+  const long long b_rest = n_ % (c + 1);
   construction_ = "C(" + std::to_string(n_) + ", " + std::to_string(c) + "): " + std::to_string(r) +
-                  " components of at most " + std::to_string(most * (c + 1)) + " nodes";
+                  " components of at most " + std::to_string(most) + " nodes" +
+                  (b_rest == 0 ? std::string(" (§4.1)")
+                               : std::string(n_ / (c + 1) < b_rest / 2 ? " (§4.3.2: cycles and a path of " : " (§4.3.1: ") +
+                                     (n_ / (c + 1) < b_rest / 2 ? std::to_string(b_rest) + " vertices"
+                                                                : std::to_string(b_rest / 2) + " type-A subgraph" + (b_rest == 2 ? "" : "s")) +
+                                     ", searched paths)");
 }
 
 }  // namespace torusgather

@@ -5,7 +5,9 @@
 // chords, broadcast back.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "schedule/explicit.hpp"
 
@@ -16,9 +18,22 @@ class ChordalRingSchedule final : public ExplicitSchedule {
   /// On ranks 0..N-1 of any shape (the chordal ring ignores the torus);
   /// chord 0 picks the c with the fewest rounds.
   explicit ChordalRingSchedule(const Torus& torus, int chord = 0);
-  /// Empty if C(N, c) is built here: N even, c odd, 3 <= c <= N/2, and
-  /// (c+1) | N (§4.1; §4.3's type-A subgraphs for other N are not built).
+  /// Empty if C(N, c) is built here: N even, c odd, 3 <= c <= N/2 (and,
+  /// where (c+1) does not divide N, edge-disjoint gossip paths were found).
   static std::string not_applicable(const Torus& torus, int chord = 0);
+  /// A component: the run of labels [lo, hi), accumulating in `acc`.
+  struct Component {
+    long long lo, hi, acc;
+  };
+  /// The components of §4.1 (N = a(c+1): runs of (c+1)-cycles) and §4.3
+  /// (N = a(c+1) + b: type-A subgraphs of c+3 vertices first, for a >= b/2;
+  /// the a cycles and a path of b vertices, for a < b/2).
+  static std::vector<Component> components(long long n, int c);
+  /// For each gossip round (complete_gossip over the components), a route
+  /// per pair, from the first accumulation node of the pair to the second:
+  /// shortest paths found greedily, edge-disjoint within the round. Empty
+  /// if the search fails.
+  static std::optional<std::vector<std::vector<std::vector<Port>>>> searched_routes(long long n, int c);
   static constexpr long long kMaxRanks = 16384;
   /// 2⌈log2 s⌉ + the gossip's rounds among r components (⌈log2 r⌉ for r
   /// even; Algorithm 3's exchange, the gossip among n' and the exchange for r odd).
@@ -37,6 +52,7 @@ class ChordalRingSchedule final : public ExplicitSchedule {
   int chord() const { return c_; }
 
  private:
+  static int search_best_chord(long long n);
   long long n_;
   int c_;
   long long rounds_ = 0;

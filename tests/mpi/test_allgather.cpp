@@ -190,10 +190,9 @@ int main(int argc, char** argv) {
     TG_Algorithm_chosen("circulant", comm, chosen, sizeof chosen);
     check(std::string(chosen) == (g_size > 4 ? "circulant" : "dim-rings"),
           "forced circulant on " + shape_name(dims) + " ran " + chosen);
-    // The chordal ring C(N, c) needs N even and an odd chord 3 <= c <= N/2
-    // with (c+1) | N (seed 003 §4.1): N = 8, 12, 16, ...
-    bool chordal = false;
-    for (int c = 3; c <= g_size / 2; c += 2) chordal = chordal || (g_size % 2 == 0 && g_size % (c + 1) == 0);
+    // The chordal ring C(N, c) needs N even and an odd chord 3 <= c <= N/2:
+    // N = 6, 8, 10, ... (seed 003 §4.1 where (c+1) | N, §4.3 otherwise).
+    const bool chordal = g_size % 2 == 0 && g_size >= 6;
     TG_Algorithm_chosen("chordal-ring", comm, chosen, sizeof chosen);
     check(std::string(chosen) == (chordal ? "chordal-ring" : "dim-rings"),
           "forced chordal-ring on " + shape_name(dims) + " ran " + chosen);

@@ -303,18 +303,20 @@ TEST(LeeCode, StreamedCallsAreTheKeptOnes) {
   EXPECT_THROW(LeeCodeSchedule::stream(Torus({8, 8}), false, [](long long, const Call&) {}), std::invalid_argument);
 }
 
-// Seed 003 §4.1: C(N, c) for every N = a(c+1) up to 128, every odd chord:
-// the three phases in 2⌈log2 s⌉ + (gossip among r) rounds, the calls of a
-// round edge-disjoint (every call and its way back are arc-disjoint) and
-// one-port (a rank talks to one partner per round: the line model).
-TEST(ChordalRing, ThreePhasesOnEveryChordUpTo128Ranks) {
-  int built = 0;
-  for (int n = 8; n <= 128; n += 2)
+// Seed 003 §4.1 and §4.3: C(N, c) for every even N up to 160 and every odd
+// chord: the three phases in 2⌈log2 s⌉ + (gossip among r) rounds, the calls
+// of a round edge-disjoint (every call and its way back are arc-disjoint)
+// and one-port (a rank talks to one partner per round: the line model).
+// (c+1) | N takes §4.1's paths; other N §4.3's components with searched paths.
+TEST(ChordalRing, ThreePhasesOnEveryChordUpTo160Ranks) {
+  int built = 0, divisible = 0;
+  for (int n = 6; n <= 160; n += 2)
     for (int c = 3; c <= n / 2; c += 2) {
-      if (n % (c + 1)) continue;
+      ASSERT_TRUE(ChordalRingSchedule::not_applicable(Torus({n}), c).empty()) << "C(" << n << ", " << c << ")";
       const ChordalRingSchedule s(Torus({n}), c);
       const auto rep = step_through(s);
       ASSERT_TRUE(rep.complete) << "C(" << n << ", " << c << ")\n" << all_errors(rep);
+      EXPECT_EQ(rep.rounds, ChordalRingSchedule::formula_rounds(n, c));
       EXPECT_EQ(rep.max_link_messages_per_round, 1);
       for (const auto& round : s.calls()) {
         std::vector<Rank> partner(static_cast<std::size_t>(n), -1);
@@ -327,15 +329,45 @@ TEST(ChordalRing, ThreePhasesOnEveryChordUpTo128Ranks) {
           }
       }
       ++built;
+      divisible += n % (c + 1) == 0;
     }
-  EXPECT_EQ(built, 153);  // every (N, c) with (c+1) | N, N <= 128
+  EXPECT_EQ(built, 1560);     // every even N <= 160, every odd chord 3 <= c <= N/2
+  EXPECT_EQ(divisible, 209);  // of which (c+1) | N: §4.1
   // The paper's Fig. 1: C(64, 7) has a = 8 >= c + 1 cycles, so r = c - 1 = 6
   // components of at most 2 cycles: 2·⌈log2 16⌉ + ⌈log2 6⌉ = 11 rounds.
   EXPECT_EQ(ChordalRingSchedule::formula_rounds(64, 7), 11);
   // a < c + 1: r = a single cycles: C(48, 11): 4 cycles of 12, 2·4 + 2 = 10.
   EXPECT_EQ(ChordalRingSchedule::formula_rounds(48, 11), 10);
-  EXPECT_FALSE(ChordalRingSchedule::not_applicable(Torus({50}), 7).empty());  // 8 does not divide 50
   EXPECT_FALSE(ChordalRingSchedule::not_applicable(Torus({51})).empty());     // odd N
+  EXPECT_FALSE(ChordalRingSchedule::not_applicable(Torus({50}), 27).empty());  // c > N/2
+  EXPECT_FALSE(ChordalRingSchedule::not_applicable(Torus({50}), 8).empty());   // even chord
+}
+
+// §4.3's components. C(50, 7) = 6·8 + 2: a = 6 >= b/2 = 1 and a < c+1, so
+// a components, the first a type-A subgraph of c+3 = 10 vertices
+// accumulating in its vertex c+1, the others 8-cycles accumulating in c-1.
+// C(70, 7) = 8·8 + 6, a >= c+1: c-1 = 6 components of α+1 = 2 or α = 1
+// subgraphs (a = 1·6 + 2), the first b/2 = 3 starting with an A.
+// C(44, 17) = 2·18 + 8: a = 2 < b/2 = 4, §4.3.2: the two cycles and the
+// path of 8 vertices, accumulating in its vertex b-2.
+TEST(ChordalRing, GeneralCaseComponents) {
+  using C = ChordalRingSchedule::Component;
+  auto same = [](const std::vector<C>& got, const std::vector<C>& want) {
+    if (got.size() != want.size()) return false;
+    for (std::size_t k = 0; k < got.size(); ++k)
+      if (got[k].lo != want[k].lo || got[k].hi != want[k].hi || got[k].acc != want[k].acc) return false;
+    return true;
+  };
+  EXPECT_TRUE(same(ChordalRingSchedule::components(50, 7),
+                   {{0, 10, 8}, {10, 18, 16}, {18, 26, 24}, {26, 34, 32}, {34, 42, 40}, {42, 50, 48}}));
+  EXPECT_TRUE(same(ChordalRingSchedule::components(70, 7),
+                   {{0, 18, 8}, {18, 36, 26}, {36, 46, 44}, {46, 54, 52}, {54, 62, 60}, {62, 70, 68}}));
+  EXPECT_TRUE(same(ChordalRingSchedule::components(44, 17), {{0, 18, 16}, {18, 36, 34}, {36, 44, 42}}));
+  // §4.4: s = c+3 when a < c+1: 2⌈log2 10⌉ + ⌈log2 6⌉ = 11 rounds for C(50, 7).
+  EXPECT_EQ(ChordalRingSchedule::formula_rounds(50, 7), 11);
+  const ChordalRingSchedule s(Torus({50}), 7);
+  EXPECT_NE(s.construction().find("§4.3.1"), std::string::npos) << s.construction();
+  EXPECT_TRUE(step_through(s).complete);
 }
 
 // The hierarchical three-phase (seed 003's phases with the machine's nodes as
