@@ -1,8 +1,9 @@
 // Three-phase gossip on the chordal ring C(N, c) under the line model
-// (Barrière, Cohen & Mitjana, seed 003 §3.1, §4.1): accumulate into one node
-// per component of (c+1)-cycles, gossip among the accumulation nodes as in a
-// complete graph (Algorithms 2 and 3) on edge-disjoint paths through the
-// chords, broadcast back.
+// (Barrière, Cohen & Mitjana, seed 003 §3.1, §4.1, §4.3): accumulate into
+// one node per component (runs of (c+1)-cycles; for N = a(c+1) + b also
+// type-A subgraphs or a path of b vertices), gossip among the accumulation
+// nodes as in a complete graph (Algorithms 2 and 3) on edge-disjoint paths
+// through the chords (§4.1's, or searched), broadcast back.
 #pragma once
 
 #include <optional>

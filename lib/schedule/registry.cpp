@@ -45,7 +45,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        &CirculantSchedule::not_applicable,
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<CirculantSchedule>(t); }},
       {"chordal-ring",
-       "three-phase gossip on the chordal ring C(P, c): accumulate per (c+1)-cycle component, gossip on chord paths, broadcast (Barriere, Cohen & Mitjana §4.1)",
+       "three-phase gossip on the chordal ring C(P, c): accumulate per component of (c+1)-cycles (or type-A subgraphs), gossip on edge-disjoint chord paths, broadcast (Barriere, Cohen & Mitjana §4.1, §4.3)",
        [](const Torus& t) { return ChordalRingSchedule::not_applicable(t); },
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<ChordalRingSchedule>(t); }},
       {"three-phase",
