@@ -1,5 +1,6 @@
 #include "schedule/explicit.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -46,12 +47,18 @@ void ExplicitSchedule::set_calls(std::vector<std::vector<Call>> calls) {
     }
 }
 
-GossipBuilder::GossipBuilder(Rank ranks, Hop hop)
-    : P_(ranks), words_(static_cast<std::size_t>((ranks + 63) / 64)), hop_(std::move(hop)) {
+HoldingBits::HoldingBits(Rank ranks) : P_(ranks), words_(static_cast<std::size_t>((ranks + 63) / 64)) {
   held_.assign(static_cast<std::size_t>(P_) * words_, 0);
   incoming_.assign(held_.size(), 0);
   for (Rank r = 0; r < P_; ++r) held_[static_cast<std::size_t>(r) * words_ + static_cast<std::size_t>(r / 64)] |= 1ull << (r % 64);
 }
+
+void HoldingBits::land() {
+  for (std::size_t i = 0; i < held_.size(); ++i) held_[i] |= incoming_[i];
+  std::fill(incoming_.begin(), incoming_.end(), 0);
+}
+
+GossipBuilder::GossipBuilder(Rank ranks, Hop hop) : bits_(ranks), hop_(std::move(hop)) {}
 
 Rank GossipBuilder::target(Rank from, const std::vector<Port>& route) const {
   Rank at = from;
@@ -59,26 +66,21 @@ Rank GossipBuilder::target(Rank from, const std::vector<Port>& route) const {
   return at;
 }
 
-void GossipBuilder::land() {
-  for (std::size_t i = 0; i < held_.size(); ++i) held_[i] |= incoming_[i];
-  std::fill(incoming_.begin(), incoming_.end(), 0);
-}
-
 void GossipBuilder::next_round() {
-  land();
+  bits_.land();
   calls_.emplace_back();
 }
 
 void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<std::uint64_t>* mask) {
-  if (mask && mask->size() != words_) throw std::logic_error("GossipBuilder: a mask of the wrong size");
+  if (mask && mask->size() != bits_.words()) throw std::logic_error("GossipBuilder: a mask of the wrong size");
   if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
   const Rank to = target(from, route);
   if (to == from) throw std::logic_error("GossipBuilder: a route from rank " + std::to_string(from) + " returns to it");
-  const std::uint64_t* have = &held_[static_cast<std::size_t>(from) * words_];
-  const std::uint64_t* got = &held_[static_cast<std::size_t>(to) * words_];
-  std::uint64_t* coming = &incoming_[static_cast<std::size_t>(to) * words_];
+  const std::uint64_t* have = bits_.held(from);
+  const std::uint64_t* got = bits_.held(to);
+  std::uint64_t* coming = bits_.incoming(to);
   Call c{from, to, std::move(route), {}};
-  for (std::size_t w = 0; w < words_; ++w) {
+  for (std::size_t w = 0; w < bits_.words(); ++w) {
     std::uint64_t bits = have[w] & ~got[w] & ~coming[w];
     if (mask) bits &= (*mask)[w];
     coming[w] |= bits;
@@ -114,7 +116,7 @@ void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<R
   if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
   if (blocks.empty()) return;
   const Rank to = target(from, route);
-  std::uint64_t* coming = &incoming_[static_cast<std::size_t>(to) * words_];
+  std::uint64_t* coming = bits_.incoming(to);
   for (Rank b : blocks) coming[static_cast<std::size_t>(b / 64)] |= 1ull << (b % 64);
   emit(Call{from, to, std::move(route), to_ranges(blocks)});
 }
@@ -122,8 +124,8 @@ void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<R
 void GossipBuilder::offer(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks) {
   if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
   const Rank to = target(from, route);
-  const std::uint64_t* got = &held_[static_cast<std::size_t>(to) * words_];
-  std::uint64_t* coming = &incoming_[static_cast<std::size_t>(to) * words_];
+  const std::uint64_t* got = bits_.held(to);
+  std::uint64_t* coming = bits_.incoming(to);
   std::vector<Rank> missing;
   for (Rank b : blocks) {
     const std::size_t w = static_cast<std::size_t>(b / 64);
@@ -136,7 +138,7 @@ void GossipBuilder::offer(Rank from, std::vector<Port> route, const std::vector<
 }
 
 std::vector<std::vector<Call>> GossipBuilder::finish() {
-  land();
+  bits_.land();
   return std::move(calls_);
 }
 

@@ -49,6 +49,27 @@ class ExplicitSchedule : public Schedule {
   std::vector<std::vector<Ref>> by_rank_;
 };
 
+/// Who holds which block, as P x P bits (row r: rank r's blocks), and what
+/// arrives in the current round, which lands when the round ends: nothing
+/// is forwarded in the round it arrives. Every rank starts with its own
+/// block. Used by GossipBuilder and by the simulator's CallChecker.
+class HoldingBits {
+ public:
+  explicit HoldingBits(Rank ranks);
+  Rank ranks() const { return P_; }
+  /// 64-bit words per row.
+  std::size_t words() const { return words_; }
+  const std::uint64_t* held(Rank r) const { return &held_[static_cast<std::size_t>(r) * words_]; }
+  std::uint64_t* incoming(Rank r) { return &incoming_[static_cast<std::size_t>(r) * words_]; }
+  /// Ends the round: what arrived is held.
+  void land();
+
+ private:
+  Rank P_;
+  std::size_t words_;
+  std::vector<std::uint64_t> held_, incoming_;
+};
+
 /// Derives the blocks of each call from who calls whom: a call carries what
 /// the caller holds and the callee neither holds nor receives earlier in the
 /// same round, so no block arrives twice; calls left empty are dropped. This
@@ -75,7 +96,7 @@ class GossipBuilder {
   /// in seed 004 §6's coloured broadcast.
   void call(Rank from, std::vector<Port> route, const std::vector<std::uint64_t>* mask);
   /// An empty mask of P bits for the masked call().
-  std::vector<std::uint64_t> mask() const { return std::vector<std::uint64_t>(words_, 0); }
+  std::vector<std::uint64_t> mask() const { return std::vector<std::uint64_t>(bits_.words(), 0); }
   /// `from` sends the given blocks (sorted) along `route`, as the
   /// construction says; nothing is derived (the simulator checks it).
   void call(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks);
@@ -89,13 +110,10 @@ class GossipBuilder {
   std::vector<std::vector<Call>> finish();
 
  private:
-  void land();
   void emit(Call&& c);
-  Rank P_;
-  std::size_t words_;
+  HoldingBits bits_;
   Hop hop_;
   Sink sink_;
-  std::vector<std::uint64_t> held_, incoming_;
   std::vector<std::vector<Call>> calls_;
 };
 

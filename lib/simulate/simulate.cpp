@@ -269,20 +269,11 @@ SimulationReport prove_structure(const Schedule& s) {
   return rep;
 }
 
-CallChecker::CallChecker(Rank ranks, int ports, Hop hop)
-    : P_(ranks), ports_(ports), words_(static_cast<std::size_t>((ranks + 63) / 64)), hop_(std::move(hop)) {
+CallChecker::CallChecker(Rank ranks, int ports, Hop hop) : bits_(ranks), ports_(ports), hop_(std::move(hop)) {
   rep_.method = "calls";
-  held_.assign(static_cast<std::size_t>(P_) * words_, 0);
-  incoming_.assign(held_.size(), 0);
-  for (Rank r = 0; r < P_; ++r) held_[static_cast<std::size_t>(r) * words_ + static_cast<std::size_t>(r / 64)] |= 1ull << (r % 64);
-  arc_messages_.assign(static_cast<std::size_t>(P_) * static_cast<std::size_t>(ports_), 0);
+  arc_messages_.assign(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ports_), 0);
   arc_blocks_.assign(arc_messages_.size(), 0);
-  sent_blocks_.assign(static_cast<std::size_t>(P_), 0.0);
-}
-
-void CallChecker::land() {
-  for (std::size_t i = 0; i < held_.size(); ++i) held_[i] |= incoming_[i];
-  std::fill(incoming_.begin(), incoming_.end(), 0);
+  sent_blocks_.assign(static_cast<std::size_t>(ranks), 0.0);
 }
 
 void CallChecker::close_round() {
@@ -302,7 +293,7 @@ void CallChecker::close_round() {
   round_hops_ = 0;
   round_blocks_ = 0;
   round_moved_ = false;
-  land();
+  bits_.land();
 }
 
 void CallChecker::check(long long round, const Call& c) {
@@ -317,7 +308,8 @@ void CallChecker::check(long long round, const Call& c) {
   }
   const std::string where = "round " + std::to_string(round) + ": the call from rank " + std::to_string(c.from) + " to rank " +
                             std::to_string(c.to);
-  if (c.from < 0 || c.from >= P_ || c.to < 0 || c.to >= P_) {
+  const Rank P = bits_.ranks();
+  if (c.from < 0 || c.from >= P || c.to < 0 || c.to >= P) {
     add_error(rep_, where + " names a rank that does not exist");
     return;
   }
@@ -339,13 +331,13 @@ void CallChecker::check(long long round, const Call& c) {
   round_blocks_ = std::max(round_blocks_, blocks);
   if (blocks > 0) round_moved_ = true;
   sent_blocks_[static_cast<std::size_t>(c.from)] += static_cast<double>(blocks);
-  const std::uint64_t* have = &held_[static_cast<std::size_t>(c.from) * words_];
-  const std::uint64_t* got = &held_[static_cast<std::size_t>(c.to) * words_];
-  std::uint64_t* coming = &incoming_[static_cast<std::size_t>(c.to) * words_];
+  const std::uint64_t* have = bits_.held(c.from);
+  const std::uint64_t* got = bits_.held(c.to);
+  std::uint64_t* coming = bits_.incoming(c.to);
   Rank last = -1;
   for (const auto& range : c.ranges) {
-    if (range.first <= last || range.second <= range.first || range.first < 0 || range.second > P_) {
-      add_error(rep_, where + " carries the ranges out of order, empty or outside 0.." + std::to_string(P_ - 1));
+    if (range.first <= last || range.second <= range.first || range.first < 0 || range.second > P) {
+      add_error(rep_, where + " carries the ranges out of order, empty or outside 0.." + std::to_string(P - 1));
       return;
     }
     last = range.second;
@@ -368,10 +360,12 @@ void CallChecker::check(long long round, const Call& c) {
 SimulationReport CallChecker::finish(const Claims& claims) {
   close_round();
   Rank incomplete = 0;
-  for (Rank r = 0; r < P_; ++r) {
-    const std::uint64_t* h = &held_[static_cast<std::size_t>(r) * words_];
-    for (std::size_t w = 0; w < words_; ++w) {
-      const std::uint64_t want = (w + 1 < words_ || P_ % 64 == 0) ? ~0ull : (1ull << (P_ % 64)) - 1;
+  const Rank P = bits_.ranks();
+  const std::size_t words = bits_.words();
+  for (Rank r = 0; r < P; ++r) {
+    const std::uint64_t* h = bits_.held(r);
+    for (std::size_t w = 0; w < words; ++w) {
+      const std::uint64_t want = (w + 1 < words || P % 64 == 0) ? ~0ull : (1ull << (P % 64)) - 1;
       if ((h[w] & want) != want) {
         if (incomplete++ == 0)
           add_error(rep_, "rank " + std::to_string(r) + " ends without block " +

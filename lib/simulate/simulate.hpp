@@ -70,17 +70,14 @@ class CallChecker {
   SimulationReport finish(const Claims& claims);
 
  private:
-  void land();
   void close_round();
-  Rank P_;
+  HoldingBits bits_;
   int ports_;
-  std::size_t words_;
   Hop hop_;
   long long round_ = 0;
   int round_hops_ = 0;
   Rank round_blocks_ = 0;
   bool round_moved_ = false;
-  std::vector<std::uint64_t> held_, incoming_;
   std::vector<std::uint16_t> arc_messages_;
   std::vector<Rank> arc_blocks_;
   std::vector<std::size_t> arcs_used_;  ///< arcs with messages this round, to reset them
