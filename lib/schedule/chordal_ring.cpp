@@ -23,6 +23,13 @@ constexpr int kRerouteIterations = 60;
 constexpr int kSearchedChords = 8;
 constexpr int kSearchedComponents = 32;
 
+/// Where port p of rank u leads in C(n, c): u-1, u+1, or the chord (u+c
+/// for even u, u-c for odd u).
+Rank chord_ring_hop(long long n, int c, Rank u, Port p) {
+  const long long step = p == kMinus ? -1 : p == kPlus ? 1 : (u % 2 == 0 ? c : -c);
+  return ((u + step) % n + n) % n;
+}
+
 /// §4.1: the components as runs of consecutive (c+1)-cycles: a single
 /// cycle each if a = N/(c+1) < c+1; else c-1 runs, the first β of α+1
 /// cycles and the rest of α (a = α(c-1) + β). Only for (c+1) | N.
@@ -105,20 +112,6 @@ long long ChordalRingSchedule::formula_rounds(long long n, int c) {
 
 int ChordalRingSchedule::best_chord(long long n) {
   if (n % 2) return 0;
-  // not_applicable() and the constructor both ask: remember the answer.
-  static std::mutex mutex;
-  static std::map<long long, int> known;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(n); it != known.end()) return it->second;
-  }
-  const int c = search_best_chord(n);
-  const std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(n, c);
-  return c;
-}
-
-int ChordalRingSchedule::search_best_chord(long long n) {
   // By rounds, then §4.1's chords (no search), then the smallest; the
   // first whose paths exist. The formula is O(c) per chord. The search is
   // tried for at most kSearchedChords chords of at most kSearchedComponents
@@ -138,12 +131,23 @@ int ChordalRingSchedule::search_best_chord(long long n) {
   return 0;
 }
 
-std::optional<std::vector<std::vector<std::vector<Port>>>> ChordalRingSchedule::searched_routes(long long n, int c) {
+std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::searched_routes(long long n, int c) {
+  // not_applicable(), best_chord() and the constructor all ask, for every
+  // communicator of this size: search once per (N, c).
+  static std::mutex mutex;
+  static std::map<std::pair<long long, int>, std::optional<Routes>> known;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find({n, c}); it != known.end()) return it->second;
+  }
+  std::optional<Routes> routes = search_routes(n, c);
+  const std::lock_guard<std::mutex> lock(mutex);
+  return known.emplace(std::pair{n, c}, std::move(routes)).first->second;
+}
+
+std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::search_routes(long long n, int c) {
+  auto hop = [n, c](Rank u, Port p) { return chord_ring_hop(n, c, u, p); };
   // The ring's edges: (u, u+1) is edge u, the chord of even u is edge n + u/2.
-  auto hop = [n, c](Rank u, Port p) {
-    const long long step = p == kMinus ? -1 : p == kPlus ? 1 : (u % 2 == 0 ? c : -c);
-    return ((u + step) % n + n) % n;
-  };
   auto edge = [n, c](Rank u, Port p) -> std::size_t {
     if (p == kPlus) return static_cast<std::size_t>(u);
     if (p == kMinus) return static_cast<std::size_t>((u + n - 1) % n);
@@ -152,7 +156,7 @@ std::optional<std::vector<std::vector<std::vector<Port>>>> ChordalRingSchedule::
   };
   const auto comps = components(n, c);
   const std::size_t edges = static_cast<std::size_t>(n + n / 2);
-  std::vector<std::vector<std::vector<Port>>> out;
+  Routes out;
   std::vector<double> dist(static_cast<std::size_t>(n));
   std::vector<Rank> parent(static_cast<std::size_t>(n));
   std::vector<Port> via(static_cast<std::size_t>(n));
@@ -220,10 +224,7 @@ std::optional<std::vector<std::vector<std::vector<Port>>>> ChordalRingSchedule::
   return out;
 }
 
-Rank ChordalRingSchedule::link_target(Rank r, Port p) const {
-  const long long step = p == kMinus ? -1 : p == kPlus ? 1 : (r % 2 == 0 ? c_ : -c_);
-  return ((r + step) % n_ + n_) % n_;
-}
+Rank ChordalRingSchedule::link_target(Rank r, Port p) const { return chord_ring_hop(n_, c_, r, p); }
 
 ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
     : ExplicitSchedule(Torus({static_cast<int>(torus.size())})), n_(torus.size()), c_(chord) {

@@ -31,10 +31,11 @@ class ChordalRingSchedule final : public ExplicitSchedule {
   /// the a cycles and a path of b vertices, for a < b/2).
   static std::vector<Component> components(long long n, int c);
   /// For each gossip round (complete_gossip over the components), a route
-  /// per pair, from the first accumulation node of the pair to the second:
-  /// shortest paths found greedily, edge-disjoint within the round. Empty
-  /// if the search fails.
-  static std::optional<std::vector<std::vector<std::vector<Port>>>> searched_routes(long long n, int c);
+  /// per pair, from the first accumulation node of the pair to the second,
+  /// edge-disjoint within the round (found by negotiated congestion).
+  /// Empty if the search fails. Searched once per (N, c), then remembered.
+  using Routes = std::vector<std::vector<std::vector<Port>>>;
+  static std::optional<Routes> searched_routes(long long n, int c);
   static constexpr long long kMaxRanks = 16384;
   /// 2⌈log2 s⌉ + the gossip's rounds among r components (⌈log2 r⌉ for r
   /// even; Algorithm 3's exchange, the gossip among n' and the exchange for r odd).
@@ -53,7 +54,7 @@ class ChordalRingSchedule final : public ExplicitSchedule {
   int chord() const { return c_; }
 
  private:
-  static int search_best_chord(long long n);
+  static std::optional<Routes> search_routes(long long n, int c);
   long long n_;
   int c_;
   long long rounds_ = 0;
