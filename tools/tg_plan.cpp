@@ -31,8 +31,8 @@ void usage(FILE* out) {
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
                "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1)\n"
-               "               [--r R]   (bridgehead, cubgos: pick a, b, k for r = alpha/(s beta); default %g)\n"
-               "               [--params a,b,k[;a,b,k...]]   (bridgehead: these parameters, per axis; cubgos: one a,b,k)\n"
+               "               [--r R]   (bridgehead, bridgehead-coloured, cubgos: pick a, b, k for r = alpha/(s beta); default %g)\n"
+               "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --list\n"
                "       tg-plan --table2 [--json]   (seed 000's Table 2 from the constructed schedules)\n"
@@ -257,7 +257,7 @@ void print_report(bool json, const char* name, const Torus& torus, const std::st
                 "\"rounds_claimed\": %lld, \"complete\": %s, \"colours\": %d, "
                 "\"max_link_messages_per_round\": %d, \"max_link_blocks_per_round\": %g, "
                 "\"volume_per_rank_blocks\": %g, \"hops_max\": %d, \"hops_sum\": %lld, \"hops_sum_claimed\": %lld, "
-                "\"blocks_sum\": %g, \"blocks_sum_claimed\": %lld, \"build_seconds\": %.3f, \"seconds\": %.3f, \"errors\": [",
+                "\"blocks_sum\": %g, \"blocks_sum_claimed\": %.10g, \"build_seconds\": %.3f, \"seconds\": %.3f, \"errors\": [",
                 static_cast<long long>(torus.size()), rep.method.c_str(), rep.rounds, claims.rounds,
                 rep.complete ? "true" : "false", colours, rep.max_link_messages_per_round,
                 rep.max_link_blocks_per_round, rep.volume_per_rank_blocks, rep.hops_max, rep.hops_sum,
@@ -280,7 +280,7 @@ void print_report(bool json, const char* name, const Torus& torus, const std::st
     std::printf("\n");
     std::printf("messages       the rounds' largest sum to %g blocks", rep.blocks_sum);
     if (claims.blocks_sum >= 0)
-      std::printf(" (construction claims %lld: time %lld r + %lld in units of s beta)", claims.blocks_sum,
+      std::printf(" (construction claims %.10g: time %lld r + %.10g in units of s beta)", claims.blocks_sum,
                   claims.rounds, claims.blocks_sum);
     std::printf("\n");
     std::printf("volume         %g blocks sent per rank (lower bound P-1 = %lld)\n", rep.volume_per_rank_blocks,
@@ -353,12 +353,13 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     std::string why;
     std::unique_ptr<Schedule> schedule;
-    const bool bridgehead = std::string(info->name) == "bridgehead";
+    const bool coloured = std::string(info->name) == "bridgehead-coloured";
+    const bool bridgehead = coloured || std::string(info->name) == "bridgehead";
     const bool cubgos = std::string(info->name) == "cubgos";
     const bool lee_large = std::string(info->name) == "lee-code-large";
     const bool lee = lee_large || std::string(info->name) == "lee-code";
     if ((r >= 0 || !params_text.empty()) && !bridgehead && !cubgos) {
-      std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead or cubgos\n");
+      std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead, bridgehead-coloured or cubgos\n");
       return 2;
     }
     if (chord != 0 && std::string(info->name) != "chordal-ring") {
@@ -389,10 +390,14 @@ int main(int argc, char** argv) {
           return 2;
         }
       } else {
-        params = BridgeheadSchedule::best(torus, r);
+        params = coloured ? BridgeheadSchedule::best_coloured(torus, r) : BridgeheadSchedule::best(torus, r);
       }
-      if (why = BridgeheadSchedule::not_applicable(torus); why.empty())
+      if (coloured) {
+        if (why = BridgeheadSchedule::not_applicable_coloured(torus); why.empty())
+          schedule = std::make_unique<BridgeheadSchedule>(torus, params, BridgeheadSchedule::Coloured{});
+      } else if (why = BridgeheadSchedule::not_applicable(torus); why.empty()) {
         schedule = std::make_unique<BridgeheadSchedule>(torus, params);
+      }
     } else if (cubgos && (r >= 0 || !params_text.empty())) {
       // A shape cubgos declines is reported below like any other.
       if (why = CubgosSchedule::not_applicable(torus); why.empty()) {

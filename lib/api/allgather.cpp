@@ -358,6 +358,20 @@ const Tuned* tuned(const std::string& name) {
          return std::make_unique<BridgeheadSchedule>(t, p);
        },
        [](const Schedule& s) { return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params()); }},
+      // highdimgos' takes the same a,b,k per axis (and TORUSGATHER_BRIDGEHEAD).
+      {"bridgehead-coloured", [] () -> const std::string& { return environment().bridgehead; },
+       [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best_coloured(t, r)); },
+       [](const std::string& text, const Torus& t, std::string* why) {
+         std::vector<RingParams> p;
+         return BridgeheadSchedule::parse(text, t, &p, why);
+       },
+       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
+         std::vector<RingParams> p;
+         std::string why;
+         BridgeheadSchedule::parse(text, t, &p, &why);
+         return std::make_unique<BridgeheadSchedule>(t, p, BridgeheadSchedule::Coloured{});
+       },
+       [](const Schedule& s) { return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params()); }},
       {"cubgos", [] () -> const std::string& { return environment().cubgos; },
        [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
        [](const std::string& text, const Torus& t, std::string* why) {

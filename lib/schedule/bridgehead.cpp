@@ -277,9 +277,9 @@ std::vector<long long> class_rows(const Torus& torus, const DiagonalParams& p) {
 
 }  // namespace
 
-StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long unit) {
-  StepCost c;
-  if (n <= 1) return c;
+std::vector<long long> BridgeheadSchedule::ring_steps(int n, const RingParams& p) {
+  std::vector<long long> out;
+  if (n <= 1) return out;
   // Phase 1: the segments concentrate side by side; step j costs the
   // largest group merged in it.
   std::vector<long long> phase1;
@@ -292,24 +292,26 @@ StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long uni
       for (const auto& m : steps[j]) phase1[j] = std::max(phase1[j], m.size);
     longest = std::max<long long>(longest, seg.length);
   }
-  for (long long size : phase1) {
-    ++c.steps;
-    c.blocks += size * unit;
-  }
+  out = phase1;
   // Phase 2: ⌊a/2⌋ steps of approach 1 among the bridgeheads, a segment each.
-  if (p.a >= 2) {
-    c.steps += p.a / 2;
-    c.blocks += (p.a / 2) * longest * unit;
-  }
+  if (p.a >= 2) out.insert(out.end(), static_cast<std::size_t>(p.a / 2), longest);
   // Phase 3: rounds until every rank is a bridgehead; each step moves
   // packets of n/k ranks' data less what the receiver holds from phase 1.
   for (const auto& round : chain_rounds(n, p.a, p.b, p.k)) {
     for (const auto& step : round) {
       long long largest = 0;
       for (const auto& call : step) largest = std::max<long long>(largest, call.size);
-      ++c.steps;
-      c.blocks += largest * unit;
+      out.push_back(largest);
     }
+  }
+  return out;
+}
+
+StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long unit) {
+  StepCost c;
+  for (long long size : ring_steps(n, p)) {
+    ++c.steps;
+    c.blocks += size * unit;
   }
   return c;
 }
@@ -418,17 +420,18 @@ std::string BridgeheadSchedule::construction() const {
   return s;
 }
 
-BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, const char* name)
-    : ExplicitSchedule(torus), name_(name), params_(std::move(params)) {
-  if (std::string why = not_applicable(torus); !why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
-  if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
-  cost_ = cost(torus, params_);
-  GossipBuilder builder(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
-  const auto axes = torus.active_axes();
+namespace {
+
+/// The calls of circgos on the rings of each axis in `axes`, in that order
+/// (params[i] for axes[i]), into `builder`. Where pad is given, empty
+/// rounds follow phase i until the builder has pad[i] rounds in all: the
+/// colours of bridgehead-coloured keep in step, so no two share an axis.
+void generate(GossipBuilder& builder, const Torus& torus, const std::vector<int>& axes,
+              const std::vector<RingParams>& params, const std::vector<long long>& pad) {
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const int axis = axes[i];
     const int n = torus.dim(axis);
-    const RingParams& p = params_[i];
+    const RingParams& p = params[i];
     // Every ring along this axis runs the same steps at once.
     std::vector<Rank> rings;
     for (Rank r = 0; r < torus.size(); ++r)
@@ -495,8 +498,142 @@ BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParam
           }
       }
     }
+    if (i < pad.size())
+      while (builder.rounds() < pad[i]) builder.next_round();
   }
+}
+
+}  // namespace
+
+BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, const char* name)
+    : ExplicitSchedule(torus), name_(name), params_(std::move(params)) {
+  if (std::string why = not_applicable(torus); !why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
+  if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
+  cost_ = cost(torus, params_);
+  GossipBuilder builder(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
+  generate(builder, torus, torus.active_axes(), params_, {});
   set_calls(builder.finish());
+}
+
+std::string BridgeheadSchedule::not_applicable_coloured(const Torus& torus) {
+  if (torus.active_axes().size() < 2) return "needs d >= 2 sides > 1 (on a ring there is one colour: bridgehead)";
+  return not_applicable(torus);
+}
+
+namespace {
+
+/// Colour c of bridgehead-coloured takes the active axes from the c-th on,
+/// cyclically: in phase f it runs along axis (c + f) mod d.
+std::size_t rotated(std::size_t c, std::size_t f, std::size_t d) { return (c + f) % d; }
+
+}  // namespace
+
+StepCost BridgeheadSchedule::coloured_cost(const Torus& torus, const std::vector<RingParams>& params) {
+  const auto axes = torus.active_axes();
+  const std::size_t d = axes.size();
+  StepCost c;
+  std::vector<long long> unit(d, 1);  // per colour: the sides its earlier phases gathered
+  for (std::size_t f = 0; f < d; ++f) {
+    std::vector<std::vector<long long>> steps(d);
+    std::size_t longest = 0;
+    for (std::size_t colour = 0; colour < d; ++colour) {
+      const std::size_t i = rotated(colour, f, d);
+      steps[colour] = ring_steps(torus.dim(axes[i]), params[i]);
+      longest = std::max(longest, steps[colour].size());
+    }
+    for (std::size_t j = 0; j < longest; ++j) {
+      long long largest = 0;
+      for (std::size_t colour = 0; colour < d; ++colour)
+        if (j < steps[colour].size()) largest = std::max(largest, steps[colour][j] * unit[colour]);
+      ++c.steps;
+      c.blocks += largest;
+    }
+    for (std::size_t colour = 0; colour < d; ++colour) unit[colour] *= torus.dim(axes[rotated(colour, f, d)]);
+  }
+  return c;
+}
+
+std::vector<RingParams> BridgeheadSchedule::best_coloured(const Torus& torus, double r) {
+  const auto axes = torus.active_axes();
+  const double d = static_cast<double>(axes.size());
+  auto time = [&](const std::vector<RingParams>& p) {
+    const StepCost c = coloured_cost(torus, p);
+    return std::make_pair(static_cast<double>(c.steps) * r + static_cast<double>(c.blocks) / d, c.steps);
+  };
+  // Each colour is a circgos on pieces of s/d: the per-axis optimum at
+  // r·d, and every triple that fits all the sides (on a cube the colours'
+  // phases then take equally long). The paper chooses by its cost formula;
+  // so do we, with the padding of colours that finish a phase early.
+  std::vector<RingParams> best_p = best(torus, r * d);
+  auto best_t = time(best_p);
+  int shortest = torus.dim(axes[0]);
+  for (int axis : axes) shortest = std::min(shortest, torus.dim(axis));
+  for (int a = 1; a <= shortest; ++a) {
+    bool divides_all = true;
+    for (int axis : axes) divides_all = divides_all && torus.dim(axis) % a == 0;
+    if (a > 32 && !divides_all) continue;
+    for (int b = 2; b <= std::min(shortest, 8); ++b)
+      for (int k = 1; k <= std::min(shortest, 32); ++k) {
+        bool fits = true;
+        for (int axis : axes) fits = fits && torus.dim(axis) % k == 0;
+        if (!fits) continue;
+        const std::vector<RingParams> p(axes.size(), RingParams{a, b, k});
+        const auto t = time(p);
+        if (t < best_t) {
+          best_t = t;
+          best_p = p;
+        }
+      }
+  }
+  return best_p;
+}
+
+BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, Coloured)
+    : ExplicitSchedule(torus), name_("bridgehead-coloured"), params_(std::move(params)) {
+  if (std::string why = not_applicable_coloured(torus); !why.empty()) throw std::invalid_argument(std::string(name_) + ": " + why);
+  if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument(std::string(name_) + ": " + why);
+  const auto axes = torus.active_axes();
+  const std::size_t d = axes.size();
+  cost_ = coloured_cost(torus, params_);
+  colours_ = static_cast<int>(d);
+  // Phase f of every colour ends after ends[f] rounds: as long as its
+  // longest colour (coloured_cost counts the same).
+  std::vector<long long> ends(d);
+  long long total = 0;
+  for (std::size_t f = 0; f < d; ++f) {
+    std::size_t longest = 0;
+    for (std::size_t colour = 0; colour < d; ++colour) {
+      const std::size_t i = rotated(colour, f, d);
+      longest = std::max(longest, ring_steps(torus.dim(axes[i]), params_[i]).size());
+    }
+    total += static_cast<long long>(longest);
+    ends[f] = total;
+  }
+  // The colours one after the other, each with its own holdings (one set of
+  // P x P bits at a time), merged round by round: in every round the
+  // colours run along different axes, so their links never meet.
+  std::vector<std::vector<Call>> calls(static_cast<std::size_t>(total));
+  for (std::size_t colour = 0; colour < d; ++colour) {
+    std::vector<int> order;
+    std::vector<RingParams> params_of;
+    for (std::size_t f = 0; f < d; ++f) {
+      order.push_back(axes[rotated(colour, f, d)]);
+      params_of.push_back(params_[rotated(colour, f, d)]);
+    }
+    GossipBuilder builder(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
+    generate(builder, torus, order, params_of, ends);
+    auto rounds = builder.finish();
+    if (static_cast<long long>(rounds.size()) != total)
+      throw std::logic_error("bridgehead-coloured: colour " + std::to_string(colour) + " takes " +
+                             std::to_string(rounds.size()) + " rounds, not " + std::to_string(total));
+    for (std::size_t t = 0; t < rounds.size(); ++t)
+      for (Call& call : rounds[t]) {
+        call.colour = static_cast<std::uint16_t>(colour);
+        calls[t].push_back(std::move(call));
+      }
+  }
+  set_colours(colours_);
+  set_calls(std::move(calls));
 }
 
 std::string CubgosSchedule::not_applicable(const Torus& torus) {

@@ -34,7 +34,16 @@ class BridgeheadSchedule final : public ExplicitSchedule {
   /// One RingParams per active axis, in axis order. Throws
   /// std::invalid_argument if the torus or the parameters do not fit.
   BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, const char* name = "bridgehead");
+  /// highdimgos' (the colouring of §6.2, "cubgos'", applied to
+  /// highdimgos): the block is cut into d colours, d = active axes; colour
+  /// c runs the axes from the c-th on, cyclically, so in every phase the d
+  /// colours use d different axes and all 2d links of a rank carry data.
+  /// params[i] is the circgos of axis i, whichever phase runs it. Phases
+  /// last as long as their longest colour (all alike on a cube).
+  struct Coloured {};
+  BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, Coloured);
   static std::string not_applicable(const Torus& torus);
+  static std::string not_applicable_coloured(const Torus& torus);
   /// Empty if params fit the torus (one per active axis, 1 <= a <= n,
   /// 2 <= b, k divides n), else why not.
   static std::string check(const Torus& torus, const std::vector<RingParams>& params);
@@ -47,6 +56,14 @@ class BridgeheadSchedule final : public ExplicitSchedule {
   static std::vector<RingParams> best(const Torus& torus, double r);
   /// Lemma 5 for one ring of n ranks whose ranks hold `unit` blocks each.
   static StepCost ring_cost(int n, const RingParams& p, long long unit);
+  /// Lemma 5 step by step: each step's largest message, ranks holding one block.
+  static std::vector<long long> ring_steps(int n, const RingParams& p);
+  /// The coloured schedule's steps and largest messages in units of s/d
+  /// (one colour's part): its time is steps·r + blocks/d in units of sβ.
+  static StepCost coloured_cost(const Torus& torus, const std::vector<RingParams>& params);
+  /// The parameters that minimise the coloured time: best(torus, r·d) (each
+  /// colour moves pieces of s/d) or one triple a, b, k on every axis.
+  static std::vector<RingParams> best_coloured(const Torus& torus, double r);
   /// The sum of ring_cost over the axis phases (unit = product of the sides done).
   static StepCost cost(const Torus& torus, const std::vector<RingParams>& params);
   /// "a,b,k" per axis, axes separated by ';'.
@@ -57,14 +74,15 @@ class BridgeheadSchedule final : public ExplicitSchedule {
   const char* name() const override { return name_; }
   long long rounds() const override { return cost_.steps; }
   int claimed_max_link_messages_per_round() const override { return 1; }
-  long long claimed_blocks_sum() const override { return cost_.blocks; }
+  double claimed_blocks_sum() const override { return static_cast<double>(cost_.blocks) / colours_; }
   std::string construction() const override;
   const std::vector<RingParams>& params() const { return params_; }
 
  private:
   const char* name_;
   std::vector<RingParams> params_;
-  StepCost cost_;
+  StepCost cost_;  ///< blocks in units of s/colours_
+  int colours_ = 1;
 };
 
 /// cubgos(n, a, b) with k packets per chain (§6.2; torgos of §5.2 when d = 2).
@@ -111,7 +129,7 @@ class CubgosSchedule final : public ExplicitSchedule {
   const char* name() const override { return "cubgos"; }
   long long rounds() const override { return cost_.steps; }
   int claimed_max_link_messages_per_round() const override { return 1; }
-  long long claimed_blocks_sum() const override { return cost_.blocks; }
+  double claimed_blocks_sum() const override { return static_cast<double>(cost_.blocks); }
   std::string construction() const override;
   const DiagonalParams& params() const { return params_; }
 

@@ -21,6 +21,8 @@ class ExplicitProgram final : public RankProgram {
       x.peer = ref.send ? c.to : c.from;
       x.route = &c.route;
       x.ranges = &c.ranges;
+      x.piece.colour = c.colour;
+      x.piece.colours = static_cast<std::uint16_t>(s_.colours_);
       (ref.send ? ops.sends : ops.recvs).push_back(x);
     }
   }

@@ -13,12 +13,14 @@
 namespace torusgather {
 
 /// One call: `from` sends `ranges` to `to` along `route` (ports of the
-/// schedule's network, hop by hop from `from`).
+/// schedule's network, hop by hop from `from`): of each block, the part
+/// `colour` of the schedule's colours() (the whole block when it has one).
 struct Call {
   Rank from = 0;
   Rank to = 0;
   std::vector<Port> route;
   BlockRanges ranges;
+  std::uint16_t colour = 0;
 };
 
 /// A schedule stored as its calls, round by round, and indexed by rank.
@@ -29,7 +31,7 @@ class ExplicitSchedule : public Schedule {
   /// Rounds as the construction's formula gives them; the simulator compares
   /// them with the rounds that move data. Subclasses with a formula override.
   long long rounds() const override { return static_cast<long long>(calls_.size()); }
-  int colours() const override { return 1; }
+  int colours() const override { return colours_; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
   const std::vector<std::vector<Call>>& calls() const { return calls_; }
 
@@ -37,6 +39,8 @@ class ExplicitSchedule : public Schedule {
   using Schedule::Schedule;
   /// Takes the calls and indexes them by rank.
   void set_calls(std::vector<std::vector<Call>> calls);
+  /// Blocks cut into `colours` parts; each call carries the part it names.
+  void set_colours(int colours) { colours_ = colours; }
 
  private:
   friend class ExplicitProgram;
@@ -47,6 +51,7 @@ class ExplicitSchedule : public Schedule {
   };
   std::vector<std::vector<Call>> calls_;
   std::vector<std::vector<Ref>> by_rank_;
+  int colours_ = 1;
 };
 
 /// Who holds which block, as P x P bits (row r: rank r's blocks), and what

@@ -58,6 +58,13 @@ const std::vector<AlgorithmInfo>& algorithms() {
        [](const Torus& t) -> std::unique_ptr<Schedule> {
          return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::best(t, kBridgeheadDefaultR));
        }},
+      {"bridgehead-coloured",
+       "bridgehead with the block in d colours, colour c taking the axes from the c-th on, so all 2d links work in every phase (Juurlink, Rao & Sibeyn §6.2's colouring, highdimgos')",
+       &BridgeheadSchedule::not_applicable_coloured,
+       [](const Torus& t) -> std::unique_ptr<Schedule> {
+         return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::best_coloured(t, kBridgeheadDefaultR),
+                                                     BridgeheadSchedule::Coloured{});
+       }},
       {"cubgos",
        "bridgeheads on generalised diagonals (x_0 = x_1 + ... mod g): concentrate per row, exchange along each axis, multiply them; torgos in 2D (Juurlink, Rao & Sibeyn §5.2, §6)",
        &CubgosSchedule::not_applicable,

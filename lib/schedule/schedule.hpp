@@ -152,8 +152,9 @@ class Schedule {
   virtual long long claimed_hops_sum() const { return -1; }
   /// The sum over rounds of each round's largest message, in blocks: the
   /// transfer term of seed 001's cost rounds·r + blocks (units of sβ).
-  /// Negative: no claim.
-  virtual long long claimed_blocks_sum() const { return -1; }
+  /// Fractions of a block where blocks are cut into colours. Negative: no
+  /// claim.
+  virtual double claimed_blocks_sum() const { return -1; }
 
  private:
   Torus torus_;

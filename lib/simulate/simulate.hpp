@@ -48,7 +48,7 @@ struct Claims {
   long long rounds = 0;
   int max_link_messages_per_round = 1;
   long long hops_sum = -1;
-  long long blocks_sum = -1;
+  double blocks_sum = -1;
 };
 Claims claims_of(const Schedule& schedule);
 
@@ -59,11 +59,13 @@ Claims claims_of(const Schedule& schedule);
 /// (a call's blocks land after the round), that the calls of a round use
 /// each arc at most as often as claimed, and that at the end every rank
 /// holds everything. Calls can be fed as they are generated, so a schedule
-/// too large to keep is checked without storing it. Method "calls".
+/// too large to keep is checked without storing it. Method "calls". With
+/// blocks cut into colours, each colour has its own holdings (P x P bits
+/// each) and a call's blocks count as 1/colours each.
 class CallChecker {
  public:
   using Hop = std::function<Rank(Rank, Port)>;
-  CallChecker(Rank ranks, int ports, Hop hop);
+  CallChecker(Rank ranks, int ports, Hop hop, int colours = 1);
   /// `c` is a call of round `round` (1-based; rounds never go back).
   void check(long long round, const Call& c);
   /// Lands the last round and compares with the claims.
@@ -71,15 +73,15 @@ class CallChecker {
 
  private:
   void close_round();
-  HoldingBits bits_;
+  std::vector<HoldingBits> bits_;  ///< per colour
   int ports_;
   Hop hop_;
   long long round_ = 0;
   int round_hops_ = 0;
-  Rank round_blocks_ = 0;
+  double round_blocks_ = 0;
   bool round_moved_ = false;
   std::vector<std::uint16_t> arc_messages_;
-  std::vector<Rank> arc_blocks_;
+  std::vector<double> arc_blocks_;
   std::vector<std::size_t> arcs_used_;  ///< arcs with messages this round, to reset them
   std::vector<double> sent_blocks_;
   SimulationReport rep_;

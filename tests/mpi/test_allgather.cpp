@@ -132,7 +132,7 @@ std::string shape_name(const std::vector<int>& dims) {
 void run_cases(MPI_Comm comm, const std::string& where, std::vector<TypeCase>& cases) {
   for (const char* algorithm :
        {"auto", "hamiltonian", "partial-cycles", "partial-cycles-ti", "dim-rings", "lee-code", "lee-code-large", "circulant", "chordal-ring",
-        "three-phase", "bridgehead", "cubgos", "concentrate", "vendor"}) {
+        "three-phase", "bridgehead", "bridgehead-coloured", "cubgos", "concentrate", "vendor"}) {
     for (const auto& tc : cases) {
       check(same_as_vendor(algorithm, tc, comm, false), where + " " + algorithm + " " + tc.name);
       if (!g_quick || tc.name == "int x1001")
@@ -205,10 +205,13 @@ int main(int argc, char** argv) {
       TG_Algorithm_chosen(any, comm, chosen, sizeof chosen);
       check(std::string(chosen) == any, std::string("forced ") + any + " on " + shape_name(dims) + " ran " + chosen);
     }
-    // cubgos (torgos in 2D) takes every torus of 2 or more sides > 1.
-    TG_Algorithm_chosen("cubgos", comm, chosen, sizeof chosen);
-    check(std::string(chosen) == (active >= 2 ? "cubgos" : "dim-rings"),
-          "forced cubgos on " + shape_name(dims) + " ran " + chosen);
+    // cubgos (torgos in 2D) and the coloured highdimgos' take every torus of
+    // 2 or more sides > 1.
+    for (const char* two : {"cubgos", "bridgehead-coloured"}) {
+      TG_Algorithm_chosen(two, comm, chosen, sizeof chosen);
+      check(std::string(chosen) == (active >= 2 ? two : "dim-rings"),
+            std::string("forced ") + two + " on " + shape_name(dims) + " ran " + chosen);
+    }
     run_cases(comm, "dims " + shape_name(dims), cases);
     MPI_Comm_free(&comm);
   }

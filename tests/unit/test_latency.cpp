@@ -23,7 +23,10 @@ namespace {
 /// A routed schedule written by hand, to feed the simulator defects.
 class Handmade final : public ExplicitSchedule {
  public:
-  Handmade(const Torus& t, std::vector<std::vector<Call>> calls) : ExplicitSchedule(t) { set_calls(std::move(calls)); }
+  Handmade(const Torus& t, std::vector<std::vector<Call>> calls, int colours = 1) : ExplicitSchedule(t) {
+    set_colours(colours);
+    set_calls(std::move(calls));
+  }
   const char* name() const override { return "handmade"; }
   int claimed_max_link_messages_per_round() const override { return 1; }
 };
@@ -234,6 +237,33 @@ TEST(CallChecker, CatchesWhatStepThroughCatches) {
   EXPECT_FALSE(unfinished.complete);
   EXPECT_NE(all_errors(unfinished).find("ends without block"), std::string::npos) << all_errors(unfinished);
   EXPECT_NE(all_errors(unfinished).find("5 ranks end without every block"), std::string::npos) << all_errors(unfinished);
+}
+
+// Blocks cut into colours: each colour is its own gossip. Rank 0 and 1 of a
+// ring of 2 swap part 0 only: both checkers report part 1 missing; swapping
+// part 1 in a second round completes it, at half a block per message.
+TEST(CallChecker, KeepsColoursApart) {
+  const Torus ring({2});
+  const Port plus = make_port(0, true), minus = make_port(0, false);
+  const Call a{0, 1, {plus}, {{0, 1}}, 0}, b{1, 0, {minus}, {{1, 2}}, 0};
+  Call a1 = a, b1 = b;
+  a1.colour = b1.colour = 1;
+  const Handmade half(ring, {{a, b}}, 2), both(ring, {{a, b}, {a1, b1}}, 2);
+  for (const auto& rep : {step_through(half), check_calls(half)}) {
+    EXPECT_FALSE(rep.complete);
+    EXPECT_NE(all_errors(rep).find("ends without"), std::string::npos) << all_errors(rep);
+  }
+  EXPECT_NE(all_errors(check_calls(half)).find("part 1"), std::string::npos) << all_errors(check_calls(half));
+  for (const auto& rep : {step_through(both), check_calls(both)}) {
+    EXPECT_TRUE(rep.complete) << all_errors(rep);
+    EXPECT_EQ(rep.rounds, 2);
+    EXPECT_EQ(rep.blocks_sum, 1.0);
+    EXPECT_EQ(rep.max_link_blocks_per_round, 0.5);
+  }
+  // A part the schedule does not have.
+  Call c = a;
+  c.colour = 2;
+  EXPECT_NE(all_errors(check_calls(Handmade(ring, {{c}}, 2))).find("part 2 of blocks cut into 2"), std::string::npos);
 }
 
 TEST(CallChecker, AgreesWithStepThroughOnTheLatencyFamily) {
