@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace torusgather {
 namespace {
@@ -412,7 +414,9 @@ std::string BridgeheadSchedule::check(const Torus& torus, const std::vector<Ring
 }
 
 std::string BridgeheadSchedule::construction() const {
-  std::string s = "circgos(n, a, b) with k packets, axis by axis:";
+  std::string s = colours_ > 1 ? std::to_string(colours_) +
+                                     " colours, colour c taking the axes from the c-th on (highdimgos'); circgos(n, a, b) with k packets per axis:"
+                               : "circgos(n, a, b) with k packets, axis by axis:";
   const auto axes = torus().active_axes();
   for (std::size_t i = 0; i < axes.size(); ++i)
     s += std::string(i ? ";" : "") + " n=" + std::to_string(torus().dim(axes[i])) + " a=" +
@@ -528,7 +532,11 @@ std::size_t rotated(std::size_t c, std::size_t f, std::size_t d) { return (c + f
 
 }  // namespace
 
-StepCost BridgeheadSchedule::coloured_cost(const Torus& torus, const std::vector<RingParams>& params) {
+namespace {
+
+/// coloured_cost with each ring's steps from `steps_of(n, params)`.
+template <class StepsOf>
+StepCost coloured_cost_of(const Torus& torus, const std::vector<RingParams>& params, StepsOf&& steps_of) {
   const auto axes = torus.active_axes();
   const std::size_t d = axes.size();
   StepCost c;
@@ -538,7 +546,7 @@ StepCost BridgeheadSchedule::coloured_cost(const Torus& torus, const std::vector
     std::size_t longest = 0;
     for (std::size_t colour = 0; colour < d; ++colour) {
       const std::size_t i = rotated(colour, f, d);
-      steps[colour] = ring_steps(torus.dim(axes[i]), params[i]);
+      steps[colour] = steps_of(torus.dim(axes[i]), params[i]);
       longest = std::max(longest, steps[colour].size());
     }
     for (std::size_t j = 0; j < longest; ++j) {
@@ -553,11 +561,24 @@ StepCost BridgeheadSchedule::coloured_cost(const Torus& torus, const std::vector
   return c;
 }
 
+}  // namespace
+
+StepCost BridgeheadSchedule::coloured_cost(const Torus& torus, const std::vector<RingParams>& params) {
+  return coloured_cost_of(torus, params, [](int n, const RingParams& p) { return ring_steps(n, p); });
+}
+
 std::vector<RingParams> BridgeheadSchedule::best_coloured(const Torus& torus, double r) {
   const auto axes = torus.active_axes();
   const double d = static_cast<double>(axes.size());
+  // Each candidate needs d rings' steps d times over: remember them.
+  std::map<std::tuple<int, int, int, int>, std::vector<long long>> known;
+  auto steps_of = [&known](int n, const RingParams& p) -> const std::vector<long long>& {
+    auto [it, fresh] = known.try_emplace(std::make_tuple(n, p.a, p.b, p.k));
+    if (fresh) it->second = ring_steps(n, p);
+    return it->second;
+  };
   auto time = [&](const std::vector<RingParams>& p) {
-    const StepCost c = coloured_cost(torus, p);
+    const StepCost c = coloured_cost_of(torus, p, steps_of);
     return std::make_pair(static_cast<double>(c.steps) * r + static_cast<double>(c.blocks) / d, c.steps);
   };
   // Each colour is a circgos on pieces of s/d: the per-axis optimum at
