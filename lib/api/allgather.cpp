@@ -343,35 +343,39 @@ struct Tuned {
   std::string (*params_of)(const Schedule&);  ///< a schedule's parameters, as text
 };
 
+/// bridgehead and bridgehead-coloured (highdimgos') share their a,b,k per
+/// axis, their text form and TORUSGATHER_BRIDGEHEAD.
+const std::string& bridgehead_fixed() { return environment().bridgehead; }
+bool parse_ring_params(const std::string& text, const Torus& t, std::string* why) {
+  std::vector<RingParams> p;
+  return BridgeheadSchedule::parse(text, t, &p, why);
+}
+std::vector<RingParams> ring_params(const Torus& t, const std::string& text) {
+  std::vector<RingParams> p;
+  std::string why;
+  BridgeheadSchedule::parse(text, t, &p, &why);
+  return p;
+}
+std::string ring_params_of(const Schedule& s) {
+  return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params());
+}
+
 const Tuned* tuned(const std::string& name) {
   static const Tuned table[] = {
-      {"bridgehead", [] () -> const std::string& { return environment().bridgehead; },
+      {"bridgehead", &bridgehead_fixed,
        [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best(t, r)); },
-       [](const std::string& text, const Torus& t, std::string* why) {
-         std::vector<RingParams> p;
-         return BridgeheadSchedule::parse(text, t, &p, why);
-       },
+       &parse_ring_params,
        [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
-         std::vector<RingParams> p;
-         std::string why;
-         BridgeheadSchedule::parse(text, t, &p, &why);
-         return std::make_unique<BridgeheadSchedule>(t, p);
+         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, text));
        },
-       [](const Schedule& s) { return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params()); }},
-      // highdimgos' takes the same a,b,k per axis (and TORUSGATHER_BRIDGEHEAD).
-      {"bridgehead-coloured", [] () -> const std::string& { return environment().bridgehead; },
+       &ring_params_of},
+      {"bridgehead-coloured", &bridgehead_fixed,
        [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best_coloured(t, r)); },
-       [](const std::string& text, const Torus& t, std::string* why) {
-         std::vector<RingParams> p;
-         return BridgeheadSchedule::parse(text, t, &p, why);
-       },
+       &parse_ring_params,
        [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
-         std::vector<RingParams> p;
-         std::string why;
-         BridgeheadSchedule::parse(text, t, &p, &why);
-         return std::make_unique<BridgeheadSchedule>(t, p, BridgeheadSchedule::Coloured{});
+         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, text), BridgeheadSchedule::Coloured{});
        },
-       [](const Schedule& s) { return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params()); }},
+       &ring_params_of},
       {"cubgos", [] () -> const std::string& { return environment().cubgos; },
        [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
        [](const std::string& text, const Torus& t, std::string* why) {

@@ -534,9 +534,12 @@ std::size_t rotated(std::size_t c, std::size_t f, std::size_t d) { return (c + f
 
 namespace {
 
-/// coloured_cost with each ring's steps from `steps_of(n, params)`.
+/// coloured_cost with each ring's steps from `steps_of(n, params)`; where
+/// `ends` is given, the round after which each phase ends (a phase lasts as
+/// long as its longest colour).
 template <class StepsOf>
-StepCost coloured_cost_of(const Torus& torus, const std::vector<RingParams>& params, StepsOf&& steps_of) {
+StepCost coloured_cost_of(const Torus& torus, const std::vector<RingParams>& params, StepsOf&& steps_of,
+                          std::vector<long long>* ends = nullptr) {
   const auto axes = torus.active_axes();
   const std::size_t d = axes.size();
   StepCost c;
@@ -557,6 +560,7 @@ StepCost coloured_cost_of(const Torus& torus, const std::vector<RingParams>& par
       c.blocks += largest;
     }
     for (std::size_t colour = 0; colour < d; ++colour) unit[colour] *= torus.dim(axes[rotated(colour, f, d)]);
+    if (ends) ends->push_back(c.steps);
   }
   return c;
 }
@@ -615,21 +619,11 @@ BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParam
   if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument(std::string(name_) + ": " + why);
   const auto axes = torus.active_axes();
   const std::size_t d = axes.size();
-  cost_ = coloured_cost(torus, params_);
   colours_ = static_cast<int>(d);
-  // Phase f of every colour ends after ends[f] rounds: as long as its
-  // longest colour (coloured_cost counts the same).
-  std::vector<long long> ends(d);
-  long long total = 0;
-  for (std::size_t f = 0; f < d; ++f) {
-    std::size_t longest = 0;
-    for (std::size_t colour = 0; colour < d; ++colour) {
-      const std::size_t i = rotated(colour, f, d);
-      longest = std::max(longest, ring_steps(torus.dim(axes[i]), params_[i]).size());
-    }
-    total += static_cast<long long>(longest);
-    ends[f] = total;
-  }
+  // Every colour's phase f ends after ends[f] rounds.
+  std::vector<long long> ends;
+  cost_ = coloured_cost_of(torus, params_, [](int n, const RingParams& p) { return ring_steps(n, p); }, &ends);
+  const long long total = ends.back();
   // The colours one after the other, each with its own holdings (one set of
   // P x P bits at a time), merged round by round: in every round the
   // colours run along different axes, so their links never meet.
