@@ -14,6 +14,7 @@
 #include "schedule/chordal_ring.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/cycles.hpp"
+#include "schedule/hamiltonian_partial.hpp"
 #include "schedule/lee_code.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
@@ -170,15 +171,23 @@ std::string xml_escape(const std::string& s) {
 bool write_svg(const Schedule& schedule, const std::string& path, std::string* why) {
   const auto* cycles = dynamic_cast<const CycleSchedule*>(&schedule);
   const auto* partial = dynamic_cast<const PartialCyclesSchedule*>(&schedule);
+  const auto* partial_h = dynamic_cast<const HamiltonianPartialSchedule*>(&schedule);
   const Torus& t = schedule.torus();
-  if ((!cycles && !partial) || t.ndims() != 2) {
-    *why = "--svg draws the cycles of hamiltonian or partial-cycles on a 2D torus";
+  if ((!cycles && !partial && !partial_h) || t.ndims() != 2) {
+    *why = "--svg draws the cycles of hamiltonian, hamiltonian-partial or partial-cycles on a 2D torus";
     return false;
   }
   // Colour of the link leaving r on port p (plus ports only), -1 if no cycle
   // uses it (partial cycles: those links feed the off-cycle ranks).
   auto link_colour = [&](Rank r, Port p) {
     if (cycles) return cycles->colour(r, p);
+    if (partial_h) {
+      for (int c = 0; c < 2; ++c)
+        if (partial_h->position(r, c) >= 0 &&
+            (partial_h->cycle_port(r, c, +1) == p || partial_h->cycle_port(r, c, -1) == p))
+          return c;
+      return -1;
+    }
     for (int c = 0; c < 2; ++c)
       if (partial->position(r, c) >= 0 && partial->position(t.neighbor(r, p), c) >= 0 &&
           (partial->cycle_port(r, c, +1) == p || partial->cycle_port(t.neighbor(r, p), c, -1) == opposite(p)))
@@ -225,7 +234,8 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
     int x, y;
     xy(r, &x, &y);
     // Partial cycles: grey for a rank on one cycle only (fed the other's blocks).
-    const bool fed = partial && (partial->position(r, 0) < 0 || partial->position(r, 1) < 0);
+    const bool fed = (partial && (partial->position(r, 0) < 0 || partial->position(r, 1) < 0)) ||
+                     (partial_h && partial_h->off_cycle(r) >= 0);
     std::fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"6\" fill=\"%s\" stroke=\"black\"/>\n", x, y,
                  fed ? "#999999" : "white");
   }

@@ -7,6 +7,7 @@
 #include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
+#include "schedule/hamiltonian_partial.hpp"
 #include "schedule/lee_code.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/three_phase.hpp"
@@ -19,6 +20,11 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "d edge-disjoint Hamiltonian cycles, block in d parts, each both ways round (Meyer & Sibeyn §3)",
        &HamiltonianSchedule::not_applicable,
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianSchedule>(t); }},
+      {"hamiltonian-partial",
+       "2D with one odd side: two partial Hamiltonian cycles, column n-2 passing L<->R only, its ranks fed by top and bottom with switching (Meyer & Sibeyn §3.2, Theorem 3)",
+       &HamiltonianPartialSchedule::not_applicable,
+       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianPartialSchedule>(t); },
+       "auto skips it: on these shapes hamiltonian's full cycles take the same P/2 rounds with the same parts; it runs when named"},
       {"partial-cycles",
        "one packet on d partial cycles, off-cycle ranks fed by neighbours with switching (Meyer & Sibeyn §4, Theorems 5-7)",
        &PartialCyclesSchedule::not_applicable,

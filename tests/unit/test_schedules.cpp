@@ -6,6 +6,7 @@
 #include "schedule/decomposition.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
+#include "schedule/hamiltonian_partial.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
 #include "simulate/simulate.hpp"
@@ -180,6 +181,86 @@ TEST(Registry, NamesAndApplicability) {
 // cycles: ceil(m/2) rounds, within the theorems' counts (Theorem 5:
 // n1*n2/4 + n1/2 + 1; Theorem 6: n1*n2*n3/6 + n1*n2/2 + 1; Theorem 7:
 // (1 + d/n_d) * P/(2d) + 2, all = m/2 + 1 or + 2).
+// Meyer & Sibeyn §3.2, Theorem 3: n1*n2/2 steps with one odd side, round by
+// round on all ranks; the paper's 6x7 (Figure 2), both orientations, C = 3,
+// and a side of 1 beside the two.
+TEST(HamiltonianPartial, Theorem3OnShapesWithOneOddSide) {
+  const std::vector<std::vector<int>> shapes = {
+      {6, 7},  {7, 6},  {4, 3},  {3, 4},  {4, 5},   {5, 4},   {8, 9},   {9, 8},    {10, 5},   {4, 11},
+      {6, 3},  {12, 7}, {14, 9}, {4, 21}, {20, 11}, {16, 15}, {8, 3},   {6, 13},   {13, 6},   {24, 25},
+      {6, 1, 7}, {1, 4, 5}, {7, 1, 1, 10}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const HamiltonianPartialSchedule s{Torus(dims)};
+    const Torus& t = s.torus();
+    const long long P = t.size(), R = t.dim(s.row_axis()), C = t.dim(s.column_axis());
+    EXPECT_EQ(R % 2, 0);
+    EXPECT_EQ(C % 2, 1);
+    EXPECT_EQ(s.rounds(), P / 2);  // Theorem 3
+    EXPECT_EQ(s.cycle_ranks(), P - R / 2);
+    EXPECT_EQ(s.switch_round(), 2 * C);
+    const SimulationReport rep = step_through(s);
+    EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
+    EXPECT_EQ(rep.rounds, P / 2);
+    EXPECT_EQ(rep.max_link_messages_per_round, 1);
+    // Not P - 1 on every rank: a rank of column C-2 sends both of its streams
+    // (P/2 - 1/2 blocks of parts, halves in the last round) and feeds its top
+    // and bottom neighbours P/2 parts each, P - 1/2 blocks; others send less.
+    EXPECT_DOUBLE_EQ(rep.volume_per_rank_blocks, static_cast<double>(P) - 0.5);
+  }
+}
+
+// The structure §3.2 describes, on its Figure 2 torus: column n-2 passes
+// L<->R only, so its ranks alternate between the cycles and its vertical
+// links are left to feeding; every other rank is on both cycles; the cycles
+// share no link; every part of every block is on exactly one cycle.
+TEST(HamiltonianPartial, ColumnRulesOfSection32On6x7) {
+  const HamiltonianPartialSchedule s{Torus({6, 7})};
+  const Torus& t = s.torus();
+  const Port T = make_port(0, false), B = make_port(0, true), L = make_port(1, false), R = make_port(1, true);
+  std::vector<int> used(static_cast<std::size_t>(t.size() * t.ports()), 0);
+  std::vector<int> carried(static_cast<std::size_t>(t.size() * 2), 0);
+  for (int c = 0; c < 2; ++c)
+    for (long long p = 0; p < t.size(); ++p) {
+      const Rank r = s.at(c, p);
+      ++carried[static_cast<std::size_t>(r * 2 + s.part(c, p))];
+      if (s.at(c, p + 1) == r) continue;  // r's second position
+      const Port out = s.cycle_port(r, c, +1);
+      EXPECT_EQ(t.neighbor(r, out), s.at(c, p + 1));
+      ++used[static_cast<std::size_t>(r * t.ports() + out)];
+      ++used[static_cast<std::size_t>(t.neighbor(r, out) * t.ports() + opposite(out))];
+    }
+  for (int u : used) EXPECT_LE(u, 1);
+  for (int n : carried) EXPECT_EQ(n, 1);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 7; ++j) {
+      const Rank r = t.rank({i, j});
+      if (j != 5) {
+        EXPECT_EQ(s.off_cycle(r), -1) << i << "," << j;
+        continue;
+      }
+      EXPECT_EQ(s.off_cycle(r), i % 2 == 0 ? s.off_cycle(t.rank({0, 5})) : 1 - s.off_cycle(t.rank({0, 5})));
+      const int on = 1 - s.off_cycle(r);
+      EXPECT_EQ(s.positions(r, on), 2);
+      const Port fwd = s.cycle_port(r, on, +1), bwd = s.cycle_port(r, on, -1);
+      EXPECT_TRUE((fwd == L && bwd == R) || (fwd == R && bwd == L));
+      EXPECT_EQ(used[static_cast<std::size_t>(r * t.ports() + T)], 0);
+      EXPECT_EQ(used[static_cast<std::size_t>(r * t.ports() + B)], 0);
+    }
+}
+
+TEST(HamiltonianPartial, Declines) {
+  EXPECT_FALSE(HamiltonianPartialSchedule::not_applicable(Torus({5, 7})).empty());    // §3.3, not built
+  EXPECT_FALSE(HamiltonianPartialSchedule::not_applicable(Torus({6, 8})).empty());    // §3.1's case
+  EXPECT_FALSE(HamiltonianPartialSchedule::not_applicable(Torus({2, 3})).empty());    // top = bottom
+  EXPECT_FALSE(HamiltonianPartialSchedule::not_applicable(Torus({4, 4, 5})).empty()); // 3D
+  EXPECT_TRUE(HamiltonianPartialSchedule::not_applicable(Torus({4, 3})).empty());
+  std::string why;
+  EXPECT_EQ(try_build(*find_algorithm("hamiltonian-partial"), Torus({5, 7}), &why), nullptr);
+  EXPECT_NE(why.find("§3.3"), std::string::npos);
+  EXPECT_THROW(HamiltonianPartialSchedule(Torus({2, 5})), std::invalid_argument);
+}
+
 TEST(PartialCycles, ShapesOfSectionsFourOneToFourThree) {
   const std::vector<std::vector<int>> shapes = {
       {2, 4},  {3, 4},  {4, 4},  {5, 4},  {6, 4},  {4, 6},  {6, 8},    {8, 6},    {7, 8},    {5, 8},
