@@ -53,6 +53,10 @@ class HamiltonianPartialSchedule final : public Schedule {
   /// Every round's largest message is one part (a feeder's), half a block.
   double claimed_blocks_sum() const override { return 0.5 * static_cast<double>(rounds()); }
   std::unique_ptr<RankProgram> program(Rank r) const override;
+  /// From the constructor's checks and the two lemmas (a cycle of P
+  /// positions both ways; the switching feed), O(P): for tori too large to
+  /// step through.
+  StructuralProof prove() const override;
 
   /// The torus axis of the rows (even side) and of the columns (odd side).
   int row_axis() const { return row_axis_; }

@@ -207,6 +207,11 @@ TEST(HamiltonianPartial, Theorem3OnShapesWithOneOddSide) {
     // (P/2 - 1/2 blocks of parts, halves in the last round) and feeds its top
     // and bottom neighbours P/2 parts each, P - 1/2 blocks; others send less.
     EXPECT_DOUBLE_EQ(rep.volume_per_rank_blocks, static_cast<double>(P) - 0.5);
+    const SimulationReport proof = prove_structure(s);
+    EXPECT_TRUE(proof.complete) << (proof.errors.empty() ? "" : proof.errors.front());
+    EXPECT_EQ(proof.rounds, rep.rounds);
+    EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
+    EXPECT_DOUBLE_EQ(proof.max_link_blocks_per_round, rep.max_link_blocks_per_round);
   }
 }
 
