@@ -5,25 +5,9 @@
 namespace torusgather {
 namespace {
 
-// Meyer & Sibeyn's directions on rank (i, j): row i on axis 0, column j on
-// axis 1, PU (0,0) in the upper-left corner.
-constexpr Port kTop = make_port(0, false);
-constexpr Port kBottom = make_port(0, true);
-constexpr Port kLeft = make_port(1, false);
+// Meyer & Sibeyn's right on rank (i, j): row i on axis 0, column j on axis
+// 1, PU (0,0) in the upper-left corner.
 constexpr Port kRight = make_port(1, true);
-
-/// §3.1: j even or j = n2-1: T<->R, B<->L; j odd and j < n2-1: T<->L, B<->R.
-Port rule31(const Torus& t, Rank r, Port in) {
-  const int n2 = t.dim(1);
-  const int j = t.coord(r, 1);
-  const bool straight = (j % 2 == 0) || j == n2 - 1;
-  switch (in) {
-    case kTop: return straight ? kRight : kLeft;
-    case kRight: return straight ? kTop : kBottom;
-    case kBottom: return straight ? kLeft : kRight;
-    default: return straight ? kBottom : kTop;  // kLeft
-  }
-}
 
 class Section31 final : public LinkColouring {
  public:
@@ -39,11 +23,24 @@ class Section31 final : public LinkColouring {
   int port_colour(Rank r, Port p) const {
     const Torus& t = torus();
     const int right = (t.coord(r, 0) + t.coord(r, 1)) % 2;
-    return (p == kRight || p == rule31(t, r, kRight)) ? right : 1 - right;
+    return (p == kRight || p == section31_partner(t, 0, 1, r, kRight)) ? right : 1 - right;
   }
 };
 
 }  // namespace
+
+Port section31_partner(const Torus& t, int row_axis, int column_axis, Rank r, Port in) {
+  const int n2 = t.dim(column_axis);
+  const int j = t.coord(r, column_axis);
+  const bool straight = (j % 2 == 0) || j == n2 - 1;
+  const Port top = make_port(row_axis, false), bottom = make_port(row_axis, true);
+  const Port left = make_port(column_axis, false), right = make_port(column_axis, true);
+  if (in == top) return straight ? right : left;
+  if (in == right) return straight ? top : bottom;
+  if (in == bottom) return straight ? left : right;
+  if (in == left) return straight ? bottom : top;
+  return -1;
+}
 
 std::unique_ptr<LinkColouring> section31_decomposition(const Torus& t) {
   if (t.ndims() != 2 || t.dim(0) % 2 != 0 || t.dim(1) % 2 != 0) return nullptr;

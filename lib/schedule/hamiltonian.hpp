@@ -34,6 +34,11 @@ class HamiltonianSchedule final : public CycleSchedule {
   std::vector<int> axis_index_;  ///< axis -> index among the active axes, -1 if side 1
 };
 
+/// Meyer & Sibeyn §3.1's rule at rank r (rows along row_axis, columns along
+/// column_axis): j even or j = n2-1: T<->R, B<->L; else T<->L, B<->R. The
+/// port a packet entering on `in` leaves on; -1 for a port of another axis.
+Port section31_partner(const Torus& t, int row_axis, int column_axis, Rank r, Port in);
+
 /// Meyer & Sibeyn §3.1 as a link colouring (2D, both sides even), exposed for tests.
 std::unique_ptr<LinkColouring> section31_decomposition(const Torus& t);
 

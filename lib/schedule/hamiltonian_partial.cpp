@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "schedule/hamiltonian.hpp"
+
 namespace torusgather {
 
 std::string HamiltonianPartialSchedule::not_applicable(const Torus& t) {
@@ -18,22 +20,13 @@ std::string HamiltonianPartialSchedule::not_applicable(const Torus& t) {
 
 Port HamiltonianPartialSchedule::rule(Rank r, Port in) const {
   const Torus& t = torus();
-  const int C = t.dim(column_axis_);
-  const int j = t.coord(r, column_axis_);
-  const Port top = make_port(row_axis_, false), bottom = make_port(row_axis_, true);
-  const Port left = make_port(column_axis_, false), right = make_port(column_axis_, true);
-  if (j == C - 2) {  // §3.2: "In Column n1 - 2 we perform L <-> R"; its T and B stay free
-    if (in == left) return right;
-    if (in == right) return left;
-    return -1;
+  if (t.coord(r, column_axis_) == t.dim(column_axis_) - 2) {
+    // §3.2: "In Column n1 - 2 we perform L <-> R"; its T and B stay free.
+    const Port left = make_port(column_axis_, false), right = make_port(column_axis_, true);
+    return in == left ? right : in == right ? left : -1;
   }
-  // §3.1's rules; C is odd, so column C-1 is even and takes the even rule.
-  const bool straight = j % 2 == 0;
-  if (in == top) return straight ? right : left;
-  if (in == right) return straight ? top : bottom;
-  if (in == bottom) return straight ? left : right;
-  if (in == left) return straight ? bottom : top;
-  return -1;
+  // §3.1's rules elsewhere; C is odd, so column C-1 is even anyway.
+  return section31_partner(t, row_axis_, column_axis_, r, in);
 }
 
 HamiltonianPartialSchedule::HamiltonianPartialSchedule(const Torus& torus) : Schedule(torus) {
@@ -199,10 +192,6 @@ class HamiltonianPartialProgram final : public RankProgram {
 std::unique_ptr<RankProgram> HamiltonianPartialSchedule::program(Rank r) const {
   return std::make_unique<HamiltonianPartialProgram>(*this, r);
 }
-
-}  // namespace torusgather
-
-namespace torusgather {
 
 StructuralProof HamiltonianPartialSchedule::prove() const {
   // The constructor has checked: two simple cycles, made of strands of a
