@@ -30,6 +30,15 @@ Rank chord_ring_hop(long long n, int c, Rank u, Port p) {
   return ((u + step) % n + n) % n;
 }
 
+/// The edges of C(n, c): (u, u+1) is edge u, the chord of even u is edge
+/// n + u/2; the edge port p of u lies on.
+std::size_t edge_of(long long n, int c, Rank u, Port p) {
+  if (p == kPlus) return static_cast<std::size_t>(u);
+  if (p == kMinus) return static_cast<std::size_t>((u + n - 1) % n);
+  const Rank even = u % 2 == 0 ? u : ((u - c) % n + n) % n;
+  return static_cast<std::size_t>(n + even / 2);
+}
+
 /// §4.1: the components as runs of consecutive (c+1)-cycles: a single
 /// cycle each if a = N/(c+1) < c+1; else c-1 runs, the first β of α+1
 /// cycles and the rest of α (a = α(c-1) + β). Only for (c+1) | N.
@@ -97,7 +106,7 @@ std::string ChordalRingSchedule::not_applicable(const Torus& torus, int chord) {
     return {};
   }
   if (chord % 2 == 0 || chord < 3 || chord > n / 2) return "the chord must be odd with 3 <= c <= N/2";
-  if (n % (chord + 1) && !searched_routes(n, chord))
+  if (!gossip_routes(n, chord))
     return "no edge-disjoint paths found for the gossip among the accumulation nodes of C(" + std::to_string(n) + ", " +
            std::to_string(chord) + ")";
   return {};
@@ -112,51 +121,130 @@ long long ChordalRingSchedule::formula_rounds(long long n, int c) {
 
 int ChordalRingSchedule::best_chord(long long n) {
   if (n % 2) return 0;
-  // By rounds, then §4.1's chords (no search), then the smallest; the
-  // first whose paths exist. The formula is O(c) per chord. The search is
-  // tried for at most kSearchedChords chords of at most kSearchedComponents
-  // components: with more it has not found paths in our tests, and each
-  // failure costs up to a second at 16384 ranks.
-  std::vector<std::tuple<long long, bool, int>> order;
-  for (long long c = 3; c <= n / 2; c += 2)
-    order.emplace_back(formula_rounds(n, static_cast<int>(c)), n % (c + 1) != 0, static_cast<int>(c));
+  // By rounds, then §4.1's chords, §4.3.1's and §4.3.2's, then the
+  // smallest; the first whose paths exist. The formula is O(c) per chord,
+  // the paper's paths O(N log r). The search is tried for at most
+  // kSearchedChords chords of at most kSearchedComponents components: with
+  // more it has not found paths in our tests, and each failure costs up to
+  // a second at 16384 ranks.
+  std::vector<std::tuple<long long, int, int>> order;
+  for (long long c = 3; c <= n / 2; c += 2) {
+    const long long a = n / (c + 1), b = n % (c + 1);
+    order.emplace_back(formula_rounds(n, static_cast<int>(c)), b == 0 ? 0 : a >= b / 2 ? 1 : 2, static_cast<int>(c));
+  }
   std::sort(order.begin(), order.end());
   int searched = 0;
-  for (const auto& [rounds, search, c] : order) {
-    if (!search) return c;
+  for (const auto& [rounds, section, c] : order) {
+    if (section < 2 && paper_routes(n, c)) return c;
     if (searched >= kSearchedChords || static_cast<int>(components(n, c).size()) > kSearchedComponents) continue;
     ++searched;
-    if (searched_routes(n, c)) return c;
+    if (gossip_routes(n, c)) return c;
   }
   return 0;
 }
 
-std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::searched_routes(long long n, int c) {
+std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::gossip_routes(long long n, int c) {
   // not_applicable(), best_chord() and the constructor all ask, for every
-  // communicator of this size: search once per (N, c).
+  // communicator of this size: derive once per (N, c).
   static std::mutex mutex;
   static std::map<std::pair<long long, int>, std::optional<Routes>> known;
   {
     const std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find({n, c}); it != known.end()) return it->second;
   }
-  std::optional<Routes> routes = search_routes(n, c);
+  std::optional<Routes> routes = paper_routes(n, c);
+  if (!routes) routes = search_routes(n, c);
   const std::lock_guard<std::mutex> lock(mutex);
   return known.emplace(std::pair{n, c}, std::move(routes)).first->second;
 }
 
+std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::paper_routes(long long n, int c) {
+  const long long a = n / (c + 1), b = n % (c + 1);
+  // §4.3.2 (a < b/2) says only "define an algorithm as in Section 4.1":
+  // its path component's chords leave it out of step with the lanes below.
+  if (b != 0 && a < b / 2) return std::nullopt;
+  const auto comps = components(n, c);
+  const int r = static_cast<int>(comps.size()), R = c - 1;
+  // The subgraphs (first label, size) of component k: a type-A subgraph of
+  // c+3 vertices first if it accumulates in vertex c+1, then (c+1)-cycles.
+  std::vector<std::vector<std::pair<Rank, long long>>> subgraphs(static_cast<std::size_t>(r));
+  for (int k = 0; k < r; ++k) {
+    const auto& comp = comps[static_cast<std::size_t>(k)];
+    long long size = comp.acc - comp.lo == c + 1 ? c + 3 : c + 1;
+    for (Rank lo = comp.lo; lo < comp.hi; lo += size, size = c + 1) subgraphs[static_cast<std::size_t>(k)].emplace_back(lo, size);
+  }
+  Routes out{{}, true};
+  std::vector<char> used(static_cast<std::size_t>(n + n / 2));
+  for (const auto& round : complete_gossip(r)) {
+    const int groups = round.groups;
+    // In Algorithm 3's middle rounds pseudo-component groups-1 is the run
+    // of components groups-1 .. r-1.
+    auto pseudo = [&](int g) {
+      std::vector<std::pair<Rank, long long>> subs = subgraphs[static_cast<std::size_t>(g)];
+      if (g == groups - 1)
+        for (int k = g + 1; k < r; ++k) subs.insert(subs.end(), subgraphs[static_cast<std::size_t>(k)].begin(), subgraphs[static_cast<std::size_t>(k)].end());
+      return subs;
+    };
+    std::fill(used.begin(), used.end(), 0);
+    std::vector<Route> routes;
+    for (const auto& pr : round.pairs) {
+      int from = pr.first, l = ((pr.second - pr.first) % groups + groups) % groups;
+      if (l > R / 2) {  // called from the other end (§4.1, Algorithm 2's rounds)
+        from = pr.second;
+        l = groups - l;
+      }
+      if (l > R / 2) return std::nullopt;
+      Route route{comps[static_cast<std::size_t>(from)].acc, {}};
+      Rank u = route.from;
+      bool ok = true;
+      auto step = [&](Port p) {
+        ok = ok && !used[edge_of(n, c, u, p)]++;
+        route.ports.push_back(p);
+        u = chord_ring_hop(n, c, u, p);
+      };
+      auto walk_to = [&](Rank target) {  // within one subgraph: no wrap
+        while (u != target) step(target > u ? kPlus : kMinus);
+      };
+      // Lane k of a subgraph is its vertex R-2k, R-2k+2 in a type-A one
+      // (its accumulation node c+1 is lane 0). A path in lane k takes the
+      // chord of that vertex (even, so +c), lands on vertex R-2k-1 of the
+      // next subgraph and steps to the lane it continues in there: k inside
+      // a component, k+1 in the next component.
+      auto enter = [&](std::pair<Rank, long long> sub, int lane, bool last) {
+        step(kChord);
+        if (u < sub.first || u >= sub.first + sub.second) return false;
+        if (!last) walk_to(sub.first + R - 2 * lane + (sub.second == c + 3 ? 2 : 0));
+        return true;
+      };
+      for (int k = 0; k < l && ok; ++k) {
+        const auto subs = pseudo((from + k) % groups);
+        for (std::size_t t = 1; t < subs.size() && ok; ++t) ok = enter(subs[t], k, false);
+        ok = ok && enter(pseudo((from + k + 1) % groups).front(), k + 1, k + 1 == l);
+      }
+      if (!ok) return std::nullopt;
+      // In component i+l, from vertex R-2l+1 where it lands: down to vertex
+      // 0 of its first subgraph, the subgraph's closing chord to vertex c,
+      // then one step to the accumulation node (c-1 of a cycle, c+1 of a
+      // type-A subgraph).
+      const auto last = pseudo((from + l) % groups).front();
+      walk_to(last.first);
+      step(kChord);
+      if (u != last.first + c) return std::nullopt;
+      walk_to(comps[static_cast<std::size_t>((from + l) % groups)].acc);
+      if (!ok) return std::nullopt;
+      routes.push_back(std::move(route));
+    }
+    out.rounds.push_back(std::move(routes));
+  }
+  return out;
+}
+
 std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::search_routes(long long n, int c) {
   auto hop = [n, c](Rank u, Port p) { return chord_ring_hop(n, c, u, p); };
-  // The ring's edges: (u, u+1) is edge u, the chord of even u is edge n + u/2.
-  auto edge = [n, c](Rank u, Port p) -> std::size_t {
-    if (p == kPlus) return static_cast<std::size_t>(u);
-    if (p == kMinus) return static_cast<std::size_t>((u + n - 1) % n);
-    const Rank even = u % 2 == 0 ? u : ((u - c) % n + n) % n;
-    return static_cast<std::size_t>(n + even / 2);
-  };
+  auto edge = [n, c](Rank u, Port p) { return edge_of(n, c, u, p); };
   const auto comps = components(n, c);
   const std::size_t edges = static_cast<std::size_t>(n + n / 2);
-  Routes out;
+  Routes out{{}, false};
   std::vector<double> dist(static_cast<std::size_t>(n));
   std::vector<Rank> parent(static_cast<std::size_t>(n));
   std::vector<Port> via(static_cast<std::size_t>(n));
@@ -219,7 +307,10 @@ std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::search_routes(lo
       present *= 1.5;
     }
     if (!disjoint) return std::nullopt;
-    out.push_back(std::move(routes));
+    std::vector<Route> calls;
+    for (std::size_t k = 0; k < m; ++k)
+      calls.push_back({comps[static_cast<std::size_t>(round.pairs[k].first)].acc, std::move(routes[k])});
+    out.rounds.push_back(std::move(calls));
   }
   return out;
 }
@@ -230,7 +321,7 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
     : ExplicitSchedule(Torus({static_cast<int>(torus.size())})), n_(torus.size()), c_(chord) {
   if (std::string why = not_applicable(torus, chord); !why.empty()) throw std::invalid_argument("chordal-ring: " + why);
   if (c_ == 0) c_ = best_chord(n_);
-  const int c = c_, R = c - 1;
+  const int c = c_;
   const auto comps = components(n_, c);
   const int r = static_cast<int>(comps.size());
 
@@ -261,51 +352,12 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
     b.call(x, route);
     b.call(b.target(x, route), back);
   };
-  const auto gossip = complete_gossip(r);
-  if (n_ % (c + 1) == 0) {
-    // §4.1: the path from the accumulation node of component i to that of
-    // i+l (l <= (c-1)/2): through component i+k (k < l) from vertex R-2k of
-    // its first cycle, [chord, +1] into each next cycle of it, then
-    // [chord, -1] to vertex R-2k-2 of the next component's first cycle
-    // (vertex j of cycle t is joined to vertex j-1 of cycle t+1 for j even);
-    // in component i+l down to vertex 0, the cycle's closing chord to vertex
-    // c, and -1 to R.
-    for (const auto& round : gossip) {
-      b.next_round();
-      const int groups = round.groups;
-      // Merged rounds: pseudo-component groups-1 spans components groups-1 .. r-1.
-      auto cycles_of = [&](int g) {
-        return ((g == groups - 1 ? n_ : comps[static_cast<std::size_t>(g)].hi) - comps[static_cast<std::size_t>(g)].lo) /
-               (c + 1);
-      };
-      for (const auto& pr : round.pairs) {
-        int from = pr.first, l = ((pr.second - pr.first) % groups + groups) % groups;
-        if (l > R / 2) {
-          from = pr.second;
-          l = groups - l;
-        }
-        if (l > R / 2) throw std::logic_error("chordal-ring: a gossip call spans more than (c-1)/2 components");
-        std::vector<Port> route;
-        for (int k = 0; k < l; ++k) {
-          for (long long t = 1; t < cycles_of((from + k) % groups); ++t) route.insert(route.end(), {kChord, kPlus});
-          route.insert(route.end(), {kChord, kMinus});
-        }
-        route.insert(route.end(), static_cast<std::size_t>(R - 2 * l), kMinus);
-        route.insert(route.end(), {kChord, kMinus});
-        exchange(comps[static_cast<std::size_t>(from)].acc, route);
-      }
-    }
-  } else {
-    // §4.3 (N = a(c+1) + b): the paper's paths P' are printed with their
-    // minus signs lost, so the edge-disjoint paths are searched instead
-    // (searched_routes); the components and accumulation nodes are §4.3's.
-    const auto routes = searched_routes(n_, c);
-    if (!routes) throw std::logic_error("chordal-ring: no edge-disjoint gossip paths");
-    for (std::size_t t = 0; t < gossip.size(); ++t) {
-      b.next_round();
-      for (std::size_t k = 0; k < gossip[t].pairs.size(); ++k)
-        exchange(comps[static_cast<std::size_t>(gossip[t].pairs[k].first)].acc, (*routes)[t][k]);
-    }
+  // The paths of §4.1 and §4.3.1 (paper_routes), or searched ones.
+  const auto routes = gossip_routes(n_, c);
+  if (!routes) throw std::logic_error("chordal-ring: no edge-disjoint gossip paths");
+  for (const auto& round : routes->rounds) {
+    b.next_round();
+    for (const Route& route : round) exchange(route.from, route.ports);
   }
   for (const auto& round : tree) {
     b.next_round();
@@ -315,14 +367,14 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
   rounds_ = formula_rounds(n_, c);
   long long most = 0;
   for (const auto& k : comps) most = std::max(most, k.hi - k.lo);
-  const long long b_rest = n_ % (c + 1);
+  const long long a = n_ / (c + 1), b_rest = n_ % (c + 1);
+  const std::string section =
+      b_rest == 0   ? "§4.1"
+      : a < b_rest / 2 ? "§4.3.2: cycles and a path of " + std::to_string(b_rest) + " vertices"
+                       : "§4.3.1: " + std::to_string(b_rest / 2) + " type-A subgraph" + (b_rest == 2 ? "" : "s");
   construction_ = "C(" + std::to_string(n_) + ", " + std::to_string(c) + "): " + std::to_string(r) +
-                  " components of at most " + std::to_string(most) + " nodes" +
-                  (b_rest == 0 ? std::string(" (§4.1)")
-                               : std::string(n_ / (c + 1) < b_rest / 2 ? " (§4.3.2: cycles and a path of " : " (§4.3.1: ") +
-                                     (n_ / (c + 1) < b_rest / 2 ? std::to_string(b_rest) + " vertices"
-                                                                : std::to_string(b_rest / 2) + " type-A subgraph" + (b_rest == 2 ? "" : "s")) +
-                                     ", searched paths)");
+                  " components of at most " + std::to_string(most) + " nodes (" + section + ", " +
+                  (routes->papers ? "the paper's paths" : "searched paths") + ")";
 }
 
 }  // namespace torusgather

@@ -3,7 +3,8 @@
 // one node per component (runs of (c+1)-cycles; for N = a(c+1) + b also
 // type-A subgraphs or a path of b vertices), gossip among the accumulation
 // nodes as in a complete graph (Algorithms 2 and 3) on edge-disjoint paths
-// through the chords (§4.1's, or searched), broadcast back.
+// through the chords (the paper's for §4.1 and §4.3.1, searched for
+// §4.3.2), broadcast back.
 #pragma once
 
 #include <optional>
@@ -19,8 +20,8 @@ class ChordalRingSchedule final : public ExplicitSchedule {
   /// On ranks 0..N-1 of any shape (the chordal ring ignores the torus);
   /// chord 0 picks the c with the fewest rounds.
   explicit ChordalRingSchedule(const Torus& torus, int chord = 0);
-  /// Empty if C(N, c) is built here: N even, c odd, 3 <= c <= N/2 (and,
-  /// where (c+1) does not divide N, edge-disjoint gossip paths were found).
+  /// Empty if C(N, c) is built here: N even, c odd, 3 <= c <= N/2, and
+  /// edge-disjoint gossip paths (the paper's or searched) exist.
   static std::string not_applicable(const Torus& torus, int chord = 0);
   /// A component: the run of labels [lo, hi), accumulating in `acc`.
   struct Component {
@@ -30,12 +31,23 @@ class ChordalRingSchedule final : public ExplicitSchedule {
   /// (N = a(c+1) + b: type-A subgraphs of c+3 vertices first, for a >= b/2;
   /// the a cycles and a path of b vertices, for a < b/2).
   static std::vector<Component> components(long long n, int c);
-  /// For each gossip round (complete_gossip over the components), a route
-  /// per pair, from the first accumulation node of the pair to the second,
-  /// edge-disjoint within the round (found by negotiated congestion).
-  /// Empty if the search fails. Searched once per (N, c), then remembered.
-  using Routes = std::vector<std::vector<std::vector<Port>>>;
-  static std::optional<Routes> searched_routes(long long n, int c);
+  /// A gossip call's path: from accumulation node `from`, the ports taken.
+  struct Route {
+    Rank from;
+    std::vector<Port> ports;
+  };
+  /// For each gossip round (complete_gossip over the components), one
+  /// route per pair, edge-disjoint within the round, and whose they are.
+  struct Routes {
+    std::vector<std::vector<Route>> rounds;
+    bool papers;  ///< the paper's paths (§4.1, §4.3.1); else searched
+  };
+  /// The paper's paths where they are edge-disjoint (paper_routes), else
+  /// the searched ones; empty if neither. Once per (N, c), then remembered.
+  static std::optional<Routes> gossip_routes(long long n, int c);
+  /// The paths of §4.1 (P) and §4.3.1 (P'), walked lane by lane; empty
+  /// where they are not defined (§4.3.2) or not edge-disjoint.
+  static std::optional<Routes> paper_routes(long long n, int c);
   static constexpr long long kMaxRanks = 16384;
   /// 2⌈log2 s⌉ + the gossip's rounds among r components (⌈log2 r⌉ for r
   /// even; Algorithm 3's exchange, the gossip among n' and the exchange for r odd).

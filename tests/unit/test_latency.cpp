@@ -337,9 +337,11 @@ TEST(LeeCode, StreamedCallsAreTheKeptOnes) {
 // chord: the three phases in 2⌈log2 s⌉ + (gossip among r) rounds, the calls
 // of a round edge-disjoint (every call and its way back are arc-disjoint)
 // and one-port (a rank talks to one partner per round: the line model).
-// (c+1) | N takes §4.1's paths; other N §4.3's components with searched paths.
+// (c+1) | N takes §4.1's paths; other N §4.3's components, with the paper's
+// paths P' where a >= b/2 (§4.3.1) and searched ones where a < b/2 (§4.3.2,
+// which prints none).
 TEST(ChordalRing, ThreePhasesOnEveryChordUpTo160Ranks) {
-  int built = 0, divisible = 0;
+  int built = 0, divisible = 0, papers = 0;
   for (int n = 6; n <= 160; n += 2)
     for (int c = 3; c <= n / 2; c += 2) {
       ASSERT_TRUE(ChordalRingSchedule::not_applicable(Torus({n}), c).empty()) << "C(" << n << ", " << c << ")";
@@ -360,9 +362,16 @@ TEST(ChordalRing, ThreePhasesOnEveryChordUpTo160Ranks) {
       }
       ++built;
       divisible += n % (c + 1) == 0;
+      const auto routes = ChordalRingSchedule::gossip_routes(n, c);
+      ASSERT_TRUE(routes.has_value());
+      const bool section432 = n % (c + 1) != 0 && n / (c + 1) < n % (c + 1) / 2;
+      EXPECT_EQ(routes->papers, !section432) << "C(" << n << ", " << c << ")";
+      EXPECT_NE(s.construction().find(routes->papers ? "the paper's paths" : "searched paths"), std::string::npos);
+      papers += routes->papers;
     }
   EXPECT_EQ(built, 1560);     // every even N <= 160, every odd chord 3 <= c <= N/2
   EXPECT_EQ(divisible, 209);  // of which (c+1) | N: §4.1
+  EXPECT_EQ(papers, 209 + 579);  // §4.1 and §4.3.1 on the paper's paths; §4.3.2's 772 searched
   // The paper's Fig. 1: C(64, 7) has a = 8 >= c + 1 cycles, so r = c - 1 = 6
   // components of at most 2 cycles: 2·⌈log2 16⌉ + ⌈log2 6⌉ = 11 rounds.
   EXPECT_EQ(ChordalRingSchedule::formula_rounds(64, 7), 11);
@@ -398,6 +407,31 @@ TEST(ChordalRing, GeneralCaseComponents) {
   const ChordalRingSchedule s(Torus({50}), 7);
   EXPECT_NE(s.construction().find("§4.3.1"), std::string::npos) << s.construction();
   EXPECT_TRUE(step_through(s).complete);
+}
+
+// §4.3.1's paths P' (lanes R-2k, R-2k+2 in a type-A subgraph) need no
+// search, so they serve any number of components: C(4094, 125), 31 type-A
+// subgraphs and a cycle, 32 components of at most 128 nodes, takes the 19
+// rounds of the formula, each round edge-disjoint. And for every even N up to 2000 the chosen
+// chord has the fewest rounds the formula gives over all chords.
+TEST(ChordalRing, PaperPathsAtScaleAndTheBestChord) {
+  const ChordalRingSchedule s(Torus({4094}), 125);
+  EXPECT_NE(s.construction().find("§4.3.1: 31 type-A subgraphs, the paper's paths"), std::string::npos)
+      << s.construction();
+  const auto rep = step_through(s);
+  EXPECT_TRUE(rep.complete);
+  EXPECT_EQ(rep.rounds, 19);
+  EXPECT_EQ(rep.max_link_messages_per_round, 1);
+  for (long long n = 6; n <= 2000; n += 2) {
+    long long fewest = -1;
+    for (int c = 3; c <= n / 2; c += 2) {
+      const long long rounds = ChordalRingSchedule::formula_rounds(n, c);
+      if (fewest < 0 || rounds < fewest) fewest = rounds;
+    }
+    const int c = ChordalRingSchedule::best_chord(n);
+    ASSERT_NE(c, 0) << n;
+    EXPECT_EQ(ChordalRingSchedule::formula_rounds(n, c), fewest) << "N = " << n << ", c = " << c;
+  }
 }
 
 // The hierarchical three-phase (seed 003's phases with the machine's nodes as
