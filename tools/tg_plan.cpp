@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "schedule/bridgehead.hpp"
 #include "schedule/chordal_ring.hpp"
@@ -200,9 +202,23 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
     return false;
   }
   const int n1 = t.dim(0), n2 = t.dim(1), cell = 40, margin = 30;
+  const int width = std::max(2 * margin + (n2 - 1) * cell, 330);
+  // The caption in 9 px type, about 5 px a character, wrapped at spaces to
+  // the picture's width.
+  std::vector<std::string> caption(1);
+  {
+    const std::size_t per_line = static_cast<std::size_t>((width - margin) / 5);
+    std::string word;
+    std::istringstream words(schedule.construction());
+    while (words >> word) {
+      std::string& line = caption.back();
+      if (!line.empty() && line.size() + 1 + word.size() > per_line) caption.emplace_back();
+      caption.back() += (caption.back().empty() ? "" : " ") + word;
+    }
+  }
   const char* palette[] = {"#1f5fbf", "#d62728", "#2ca02c", "#ff7f0e"};
   std::fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n",
-               std::max(2 * margin + (n2 - 1) * cell, 330), 2 * margin + (n1 - 1) * cell + 22);
+               width, 2 * margin + (n1 - 1) * cell + 11 + 11 * static_cast<int>(caption.size()));
   std::fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
   auto xy = [&](Rank r, int* x, int* y) {
     *x = margin + t.coord(r, 1) * cell;
@@ -241,8 +257,10 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
   }
   std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s on %s</text>\n", margin / 2,
                2 * margin + (n1 - 1) * cell, schedule.name(), t.to_string().c_str());
-  std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"9\">%s</text>\n</svg>\n", margin / 2,
-               2 * margin + (n1 - 1) * cell + 14, xml_escape(schedule.construction()).c_str());
+  for (std::size_t k = 0; k < caption.size(); ++k)
+    std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"9\">%s</text>\n", margin / 2,
+                 2 * margin + (n1 - 1) * cell + 14 + 11 * static_cast<int>(k), xml_escape(caption[k]).c_str());
+  std::fprintf(f, "</svg>\n");
   std::fclose(f);
   return true;
 }
