@@ -1,32 +1,50 @@
 // Two packets per rank on two partial Hamiltonian cycles of a 2D torus with
-// one odd side (Meyer & Sibeyn 1998, §3.2, Theorem 3): P/2 steps.
+// an odd side (Meyer & Sibeyn 1998, §3.2 Theorem 3, §3.3 Theorem 4):
+// ceil(P/2) steps.
 //
-// Rows are the even side (R >= 4), columns the odd side (C >= 3); the paper
-// writes n1 x n2 with the odd side n1 counting columns (its Figure 2 is 6x7,
-// column 5 special). Every column keeps the §3.1 rules (j even or j = C-1:
-// T<->R, B<->L; else T<->L, B<->R) except column C-2, which only passes
-// L<->R. The strands then close into two cycles of P - R/2 ranks; each rank
-// of column C-2 lies on one of them (they alternate down the column) and its
-// vertical links are free.
+// §3.2, one side even. Rows are the even side (R >= 4), columns the odd side
+// (C >= 3); the paper writes n1 x n2 with the odd side n1 counting columns
+// (its Figure 2 is 6x7, column 5 special). Every column keeps the §3.1 rules
+// (j even or j = C-1: T<->R, B<->L; else T<->L, B<->R) except column C-2,
+// which only passes L<->R. The strands then close into two cycles of
+// P - R/2 ranks; each rank of column C-2 lies on one of them (they alternate
+// down the column) and its vertical links are free.
+//
+// §3.3, both sides odd (R, C >= 3). The text's row rules do not close (see
+// docs/algorithms.md) and its Figure 4 is lost, so this is our own rule set
+// in the section's terms, found by a search over the rules of the last two
+// rows and checked on every odd shape up to 13x13 (unit tests: 25 shapes).
+// Rows 0..R-3 keep §3.2's rules. Row R-2 keeps §3.1's rules but for
+// (R-2, C-2): B<->L only, and (R-2, C-1): T<->R only. Row R-1 passes straight
+// on (T<->B, L<->R) but for (R-1, C-2): T<->L only, and (R-1, C-1): B<->R
+// only. The strands close into two simple cycles, of P - (R+3)/2 and
+// P - (R+1)/2 ranks, that together visit every rank; the ranks on one cycle
+// (column C-2, and (R-2, C-1), (R-1, C-1)) are fed the other's packets by two
+// neighbours on it over free links, except (R-1, C-2) and (R-1, C-1): each has
+// one such neighbour and passes what it gets from it on to the other one, a
+// feeder at distance two (the section's "OOC-PUs [that] forward a packet
+// that they received in their capacity as an OOC-PU to an adjacent OOC-PU").
 //
 // The block is cut into two parts. A rank on both cycles puts part c on
-// cycle c. A rank of column C-2 puts both parts on its one cycle, as two
-// consecutive virtual positions, so each cycle carries exactly P packets and
-// runs as a cycle of P positions both ways: P/2 rounds, the last one bringing
-// the antipode from both sides in halves (a rank holding two positions
-// already has both of its antipodes then, so it gets nothing). A rank off
-// cycle c is fed c's packets by its top and bottom neighbours, both on c,
-// over the free vertical links, with §3.2's switching strategy: feeder A (the
-// top one) passes on its forward stream all P/2 rounds; feeder B (the bottom
-// one) first its forward stream until it has sent the K positions from its
-// own last back to A's last + 1, then the positions beyond itself in order.
-// So the off rank gets all P positions once in P/2 rounds over its two free
-// links. K = 2C for every such rank: the "fixed switch step computed in
-// constant time" of the paper (which counts l = 2 n1 - 1 on-cycle PUs between
-// A and B; here 2C - 2 ranks lie between them and B holds two positions).
-//
-// The text's §3.3 (both sides odd) needs its Figure 4 (row n2-2's rules as
-// printed do not close into two cycles here); that shape is declined.
+// cycle c. A rank on one cycle puts both parts on it, as two consecutive
+// virtual positions, so cycle c carries M_c packets (P each in §3.2; P - 1
+// and P + 1 in §3.3) and runs as a cycle of M_c positions both ways: M_c/2
+// rounds, the last one bringing the antipode from both sides in halves (a
+// rank holding two positions already has both of its antipodes then, so it
+// gets nothing). A rank off cycle c is fed c's packets over two free links
+// with §3.2's switching strategy: feeder A passes on its forward stream
+// (its last position, then backwards); feeder B first its forward stream
+// until it has sent the K positions from its own last back to A's last + 1,
+// then the positions beyond itself in order. So the off rank gets all M_c
+// positions once in M_c/2 rounds. In §3.2, K = 2C for every such rank: the
+// paper's "fixed switch step computed in constant time" (it counts
+// l = 2 n1 - 1 on-cycle PUs between A and B; here 2C - 2 ranks lie between
+// them and B holds two positions). The two relaying ranks of §3.3 are off
+// the shorter cycle (P - 1 positions, (P + 1)/2 rounds): each gets its own
+// feeder's stream for (P + 1)/2 rounds and the other's, one round late, for
+// (P - 1)/2; the two switch steps are chosen so that each pair of streams
+// covers the cycle, and a relayed position the rank already gets from its
+// own feeder is not sent.
 #pragma once
 
 #include <cstdint>
@@ -41,33 +59,37 @@ class HamiltonianPartialSchedule final : public Schedule {
  public:
   /// Throws std::invalid_argument if a check of the construction fails.
   explicit HamiltonianPartialSchedule(const Torus& torus);
-  /// Empty for two active sides, one odd (>= 3) and one even (>= 4).
+  /// Empty for two active sides, one odd (>= 3) and one even (>= 4), or both
+  /// odd (>= 3).
   static std::string not_applicable(const Torus& torus);
 
   const char* name() const override { return "hamiltonian-partial"; }
   std::string construction() const override;
-  /// Theorem 3: n1 * n2 / 2.
-  long long rounds() const override { return torus().size() / 2; }
+  /// Theorems 3 and 4: ceil(n1 * n2 / 2).
+  long long rounds() const override { return (torus().size() + 1) / 2; }
   int colours() const override { return 2; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   /// Every round's largest message is one part (a feeder's), half a block.
   double claimed_blocks_sum() const override { return 0.5 * static_cast<double>(rounds()); }
   std::unique_ptr<RankProgram> program(Rank r) const override;
-  /// From the constructor's checks and the two lemmas (a cycle of P
+  /// From the constructor's checks and the two lemmas (a cycle of M
   /// positions both ways; the switching feed), O(P): for tori too large to
   /// step through.
   StructuralProof prove() const override;
 
-  /// The torus axis of the rows (even side) and of the columns (odd side).
+  /// True for §3.3 (both sides odd).
+  bool both_odd() const { return both_odd_; }
+  /// The torus axis of the rows (the even side in §3.2) and of the columns.
   int row_axis() const { return row_axis_; }
   int column_axis() const { return column_axis_; }
-  /// Ranks on cycle c (P - R/2).
-  long long cycle_ranks() const { return cycle_ranks_; }
-  /// First virtual position of r on cycle c (0..P-1), or -1 if r is off c.
+  /// Ranks on cycle c, and the virtual positions it carries (M_c).
+  long long cycle_ranks(int c) const { return ranks_[c]; }
+  long long cycle_positions(int c) const { return m_[c]; }
+  /// First virtual position of r on cycle c (0..M_c-1), or -1 if r is off c.
   long long position(Rank r, int c) const { return first_[static_cast<std::size_t>(r * 2 + c)]; }
   /// Virtual positions r holds on cycle c: 0, 1 or 2.
-  int positions(Rank r, int c) const;
-  /// The rank at virtual position p (mod P) of cycle c, and the part of its
+  int positions(Rank r, int c) const { return npos_[static_cast<std::size_t>(r * 2 + c)]; }
+  /// The rank at virtual position p (mod M_c) of cycle c, and the part of its
   /// block that position carries.
   Rank at(int c, long long p) const { return seq_[index(c, p)]; }
   int part(int c, long long p) const { return part_[index(c, p)]; }
@@ -75,32 +97,46 @@ class HamiltonianPartialSchedule final : public Schedule {
   Port cycle_port(Rank r, int c, int dir) const {
     return port_[static_cast<std::size_t>((r * 2 + c) * 2 + (dir > 0 ? 0 : 1))];
   }
-  /// The cycle r is off (a rank of column C-2), or -1.
+  /// The cycle r is off, or -1.
   int off_cycle(Rank r) const;
-  /// An off-cycle rank is fed by feeder A on its top port (which = 0) and by
-  /// feeder B on its bottom port (which = 1).
-  Port feed_port(int which) const { return make_port(row_axis_, which == 1); }
-  /// §3.2's fixed switch step, the same for every off-cycle rank: B's forward
-  /// stream runs K = 2C rounds (from B's last position back to A's last + 1)
-  /// before B turns to the positions beyond itself. The constructor checks it
-  /// against the traced cycles.
-  long long switch_round() const { return 2LL * torus().dim(column_axis_); }
-  /// The virtual position feeder `which` sends to off-cycle rank r in round t.
+
+  /// One of the two streams that feed an off-cycle rank: the feeder whose
+  /// last position is `last` sends, as its u-th message (u = 1..n), position
+  /// last - (u - 1) while u <= k, then last + (u - k); k >= n: only
+  /// backwards (feeder A). It arrives `delay` rounds after it is sent
+  /// (1: passed on by the other relaying rank of §3.3).
+  struct Stream {
+    Port port = -1;  ///< where the off-cycle rank receives it
+    long long last = 0, k = 0, n = 0;
+    int delay = 0;
+  };
+  const Stream& feed(Rank r, int which) const {
+    return streams_[static_cast<std::size_t>(fed_[static_cast<std::size_t>(r)] * 2 + which)];
+  }
+  /// The virtual position stream `which` brings off-cycle rank r in round t,
+  /// or -1 if it brings nothing then.
   long long fed_position(Rank r, int which, long long t) const;
 
  private:
   std::size_t index(int c, long long p) const {
-    const long long P = torus().size();
-    return static_cast<std::size_t>(c * P + ((p % P) + P) % P);
+    return static_cast<std::size_t>(base_[c] + ((p % m_[c]) + m_[c]) % m_[c]);
   }
   Port rule(Rank r, Port in) const;
+  /// Position of stream s's u-th message.
+  static long long stream_at(const Stream& s, long long u) {
+    return u <= s.k ? s.last - (u - 1) : s.last + (u - s.k);
+  }
 
+  bool both_odd_ = false;
   int row_axis_ = 0, column_axis_ = 1;
-  long long cycle_ranks_ = 0;
-  std::vector<long long> first_;  ///< [r * 2 + c]
-  std::vector<Rank> seq_;         ///< [c * P + p]
+  long long ranks_[2] = {0, 0}, m_[2] = {0, 0}, base_[2] = {0, 0};
+  std::vector<long long> first_;    ///< [r * 2 + c]
+  std::vector<std::uint8_t> npos_;  ///< [r * 2 + c]
+  std::vector<Rank> seq_;           ///< [base_c + p]
   std::vector<std::uint8_t> part_;
-  std::vector<Port> port_;        ///< [(r * 2 + c) * 2 + (forward ? 0 : 1)]
+  std::vector<Port> port_;          ///< [(r * 2 + c) * 2 + (forward ? 0 : 1)]
+  std::vector<std::int32_t> fed_;   ///< [r]: index of r's streams; 0 (two empty ones) if on both cycles
+  std::vector<Stream> streams_;     ///< [index * 2 + which]
 };
 
 }  // namespace torusgather

@@ -166,8 +166,9 @@ int main(int argc, char** argv) {
     const bool must = even2d || dims.size() == 1;
     check(must ? c == "hamiltonian" : (c == "hamiltonian" || c == "dim-rings"),
           "forced hamiltonian on " + shape_name(dims) + " ran " + c);
-    // §3.2's partial Hamiltonian cycles take every torus of two sides > 1,
-    // one odd and one even >= 4 (4x3 and 3x4 among 12 ranks), and no other.
+    // §3.2's and §3.3's partial Hamiltonian cycles take every torus of two
+    // sides > 1, one odd and one even >= 4 (4x3 and 3x4 among 12 ranks) or
+    // both odd (3x3, 5x5), and no other.
     int odd = 0, even4 = 0, sides = 0;
     for (int n : dims) {
       sides += n > 1;
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
       even4 += n >= 4 && n % 2 == 0;
     }
     TG_Algorithm_chosen("hamiltonian-partial", comm, chosen, sizeof chosen);
-    check(std::string(chosen) == (sides == 2 && odd == 1 && even4 == 1 ? "hamiltonian-partial" : "dim-rings"),
+    check(std::string(chosen) == (sides == 2 && (odd == 2 || (odd == 1 && even4 == 1)) ? "hamiltonian-partial" : "dim-rings"),
           "forced hamiltonian-partial on " + shape_name(dims) + " ran " + chosen);
     // §4.1's partial cycles certainly fit a 2D torus with an even side >= 4 and
     // the other >= 2; elsewhere (§4.2-4.3) they may or may not.
