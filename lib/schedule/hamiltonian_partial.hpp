@@ -13,7 +13,8 @@
 // §3.3, both sides odd (R, C >= 3). The text's row rules do not close (see
 // docs/algorithms.md) and its Figure 4 is lost, so this is our own rule set
 // in the section's terms, found by a search over the rules of the last two
-// rows and checked on every odd shape up to 13x13 (unit tests: 25 shapes).
+// rows (docs/algorithms.md); the constructor checks it on every shape, the
+// unit tests step 23 odd shapes through round by round.
 // Rows 0..R-3 keep §3.2's rules. Row R-2 keeps §3.1's rules but for
 // (R-2, C-2): B<->L only, and (R-2, C-1): T<->R only. Row R-1 passes straight
 // on (T<->B, L<->R) but for (R-1, C-2): T<->L only, and (R-1, C-1): B<->R
