@@ -100,14 +100,9 @@ HamiltonianPartialSchedule::HamiltonianPartialSchedule(const Torus& torus) : Sch
 
   // Positions: a rank on both cycles holds one on each (part c on cycle c),
   // a rank on one cycle two consecutive ones there (both parts).
-  npos_.assign(static_cast<std::size_t>(2 * P), 0);
+  for (Rank r = 0; r < P; ++r)
+    if (positions(r, 0) == 0 && positions(r, 1) == 0) fail("rank " + std::to_string(r) + " lies on no cycle");
   first_.assign(static_cast<std::size_t>(2 * P), -1);
-  for (Rank r = 0; r < P; ++r) {
-    const bool on0 = cycle_port(r, 0, +1) >= 0, on1 = cycle_port(r, 1, +1) >= 0;
-    if (!on0 && !on1) fail("rank " + std::to_string(r) + " lies on no cycle");
-    npos_[static_cast<std::size_t>(r * 2)] = on0 ? (on1 ? 1 : 2) : 0;
-    npos_[static_cast<std::size_t>(r * 2 + 1)] = on1 ? (on0 ? 1 : 2) : 0;
-  }
   seq_.reserve(static_cast<std::size_t>(2 * P));
   part_.reserve(static_cast<std::size_t>(2 * P));
   for (int c = 0; c < 2; ++c) {
@@ -211,7 +206,7 @@ HamiltonianPartialSchedule::HamiltonianPartialSchedule(const Torus& torus) : Sch
       const Stream& s = feed(x, w);
       if (s.k < 1 || s.n > T - s.delay || !free_link(x, s.port))
         fail("rank " + std::to_string(x) + "'s stream " + std::to_string(w) + " is not a switching feed");
-      lo[w] = s.last - std::min(s.k, s.n) + 1;
+      lo[w] = stream_low(s);
       len[w] = s.n;
       auto& used = sends[static_cast<std::size_t>(t.neighbor(x, s.port) * t.ports() + opposite(s.port))];
       if (used++) fail("a link feeds two streams");
@@ -236,7 +231,7 @@ long long HamiltonianPartialSchedule::fed_position(Rank r, int which, long long 
   if (s.delay == 0) return p;
   // A relayed position r's own feeder brings too is not passed on.
   const Stream& own = feed(r, 1 - which);
-  return wrap(p - (own.last - std::min(own.k, own.n) + 1), M) < own.n ? -1 : p;
+  return wrap(p - stream_low(own), M) < own.n ? -1 : p;
 }
 
 std::string HamiltonianPartialSchedule::construction() const {

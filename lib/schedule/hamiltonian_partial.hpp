@@ -48,6 +48,7 @@
 // own feeder is not sent.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -89,7 +90,11 @@ class HamiltonianPartialSchedule final : public Schedule {
   /// First virtual position of r on cycle c (0..M_c-1), or -1 if r is off c.
   long long position(Rank r, int c) const { return first_[static_cast<std::size_t>(r * 2 + c)]; }
   /// Virtual positions r holds on cycle c: 0, 1 or 2.
-  int positions(Rank r, int c) const { return npos_[static_cast<std::size_t>(r * 2 + c)]; }
+  /// (Derived from the cycle ports: two where r is on c only.)
+  int positions(Rank r, int c) const {
+    if (cycle_port(r, c, +1) < 0) return 0;
+    return cycle_port(r, 1 - c, +1) < 0 ? 2 : 1;
+  }
   /// The rank at virtual position p (mod M_c) of cycle c, and the part of its
   /// block that position carries.
   Rank at(int c, long long p) const { return seq_[index(c, p)]; }
@@ -127,12 +132,13 @@ class HamiltonianPartialSchedule final : public Schedule {
   static long long stream_at(const Stream& s, long long u) {
     return u <= s.k ? s.last - (u - 1) : s.last + (u - s.k);
   }
+  /// The lowest position of stream s's arc [lo, lo + n) (mod M).
+  static long long stream_low(const Stream& s) { return s.last - std::min(s.k, s.n) + 1; }
 
   bool both_odd_ = false;
   int row_axis_ = 0, column_axis_ = 1;
   long long ranks_[2] = {0, 0}, m_[2] = {0, 0}, base_[2] = {0, 0};
   std::vector<long long> first_;    ///< [r * 2 + c]
-  std::vector<std::uint8_t> npos_;  ///< [r * 2 + c]
   std::vector<Rank> seq_;           ///< [base_c + p]
   std::vector<std::uint8_t> part_;
   std::vector<Port> port_;          ///< [(r * 2 + c) * 2 + (forward ? 0 : 1)]
