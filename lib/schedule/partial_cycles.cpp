@@ -71,12 +71,23 @@ bool ti_first_arrival(long long t, int dir, long long m) {
   return t < m && (dir > 0 ? 2 * t <= m : 2 * t < m);
 }
 
+/// The helix on R rows of C columns (both odd) needs k defect rows,
+/// k = 2R mod C taken odd (adding C if even); it fits when k <= R.
+long long defect_rows(long long R, long long C) {
+  long long k = (2 * R) % C;
+  if (k % 2 == 0) k += C;
+  return k <= R ? k : -1;
+}
+
+bool both_sides_odd_2d(const Torus& t) { return t.ndims() == 2 && t.dim(0) % 2 == 1 && t.dim(1) % 2 == 1; }
+
 }  // namespace
 
 std::string PartialCyclesSchedule::not_applicable(const Torus& t) {
   if (t.ndims() < 2) return "needs d >= 2";
   for (int a = 0; a < t.ndims(); ++a)
     if (t.dim(a) < 2) return "needs every side >= 2";
+  if (both_sides_odd_2d(t)) return {};  // the helix
   if (candidate_orders(t).empty())
     return "no order of the axes meets §4.3's conditions (1) sum_{j=2}^{d-1} prod_{l=j}^{d-1} n_l = 0 mod n_1, "
            "(2) n_1 = 0 mod d, (3) n_d >= d";
@@ -87,8 +98,15 @@ PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t, bool time_independe
     : Schedule(t), ti_(time_independent) {
   std::string why = not_applicable(t);
   if (!why.empty()) throw std::invalid_argument(std::string(name()) + ": " + why);
-  for (const auto& order : candidate_orders(t)) {
-    why = build(order);
+  auto orders = candidate_orders(t);
+  if (both_sides_odd_2d(t)) {
+    // Rows along the axis with fewer defect rows (one of the two fits: the
+    // longer side as rows gives k <= C <= R).
+    const long long k0 = defect_rows(t.dim(0), t.dim(1)), k1 = defect_rows(t.dim(1), t.dim(0));
+    orders = {k0 > 0 && (k1 < 0 || k0 <= k1) ? std::vector<int>{1, 0} : std::vector<int>{0, 1}};
+  }
+  for (const auto& order : orders) {
+    why = both_sides_odd_2d(t) ? build_helix(order) : build(order);
     if (why.empty()) {
       if (ti_) {
         time_independent_rounds();
@@ -193,7 +211,80 @@ std::string PartialCyclesSchedule::build(const std::vector<int>& order) {
     if (!fail.empty()) return fail;
     if (r != t.rank(start) || p != m_) return "cycle " + std::to_string(c) + " does not close after its laps";
   }
+  return bind(used);
+}
 
+std::string PartialCyclesSchedule::build_helix(const std::vector<int>& order) {
+  // Both sides odd: §4.1's laps need n1 even, and its "special column" for
+  // odd n1 is one sentence. Our own construction: two helices that run along
+  // x_1 (the rows' axis, C ranks per row) and step down x_2 (R rows) at the
+  // end of each run. In row r cycle 0 covers the run A_r ranks long from
+  // column s_r, cycle 1 the run B_r long from t_r: normal rows split the row
+  // (A_r + B_r = C, t_r = s_r + A_r), the k defect rows 0..k-1 share one rank
+  // (A_r + B_r = C + 1, t_r = s_r + A_r - 1: the end of cycle 0's run is the
+  // start of cycle 1's, on both cycles). The next row starts where a run
+  // ends (s_{r+1} = s_r + A_r - 1, t_{r+1} = t_r + B_r - 1), so its run lies
+  // under the other cycle's run of row r: a rank inside a run has the other
+  // cycle above and below, a run's ends have it beside and above/below, and
+  // the links between the cycles are exactly the free links, each joining a
+  // rank of cycle 0 only to one of cycle 1 only. Lengths: defect rows
+  // A = B = (C+1)/2; normal rows alternate A = (C-1)/2, (C+1)/2 (B = C - A),
+  // which returns to row 0's lengths after the odd R rows exactly when
+  // k = 2R mod C (odd, <= R); then m = (R*C + k)/2 ranks per cycle, and a
+  // rank off a cycle has two neighbours on it over free links. The walk
+  // below checks all of this (simple, closed, link-disjoint; bind() finds
+  // the feeders).
+  const Torus& t = torus();
+  const Rank P = t.size();
+  const int ports = t.ports();
+  const long long C = t.dim(order[0]), R = t.dim(order[1]);
+  const long long k = defect_rows(R, C);
+  if (k < 0) return "the helix needs 2R mod C (taken odd) <= R rows";
+  order_ = order;
+  d_ = 2;
+  helix_defects_ = k;
+  m_ = (R * C + k) / 2;
+  pos_.assign(static_cast<std::size_t>(P * 2), -1);
+  seq_.assign(static_cast<std::size_t>(2 * m_), 0);
+  move_.assign(static_cast<std::size_t>(2 * m_), 0);
+  std::vector<std::uint8_t> used(static_cast<std::size_t>(P * ports), 0);
+  auto run = [&](int c, long long r) {  // A_r (c = 0) or B_r (c = 1)
+    if (r < k) return (C + 1) / 2;
+    const long long a = (r - k) % 2 == 0 ? (C - 1) / 2 : (C + 1) / 2;
+    return c == 0 ? a : C - a;
+  };
+  for (int c = 0; c < 2; ++c) {
+    std::vector<int> start(2, 0);
+    start[static_cast<std::size_t>(order[0])] = c == 0 ? 0 : static_cast<int>((C + 1) / 2 - 1);
+    Rank r = t.rank(start);
+    long long p = 0;
+    auto step = [&](int axis) {
+      if (p >= m_ || pos_[static_cast<std::size_t>(r * 2 + c)] >= 0) return false;
+      const Port q = make_port(axis, true);
+      const Rank s = t.neighbor(r, q);
+      if (used[static_cast<std::size_t>(r * ports + q)]) return false;
+      used[static_cast<std::size_t>(r * ports + q)] = used[static_cast<std::size_t>(s * ports + opposite(q))] = 1;
+      pos_[static_cast<std::size_t>(r * 2 + c)] = p;
+      seq_[static_cast<std::size_t>(c * m_ + p)] = r;
+      move_[static_cast<std::size_t>(c * m_ + p)] = q;
+      r = s;
+      ++p;
+      return true;
+    };
+    for (long long row = 0; row < R; ++row) {
+      for (long long j = 1; j < run(c, row); ++j)
+        if (!step(order[0])) return "helix " + std::to_string(c) + " revisits a rank or a link";
+      if (!step(order[1])) return "helix " + std::to_string(c) + " revisits a rank or a link";
+    }
+    if (r != t.rank(start) || p != m_) return "helix " + std::to_string(c) + " does not close";
+  }
+  return bind(used);
+}
+
+std::string PartialCyclesSchedule::bind(const std::vector<std::uint8_t>& used) {
+  const Torus& t = torus();
+  const Rank P = t.size();
+  const int d = d_, ports = t.ports();
   // Every rank injects on one cycle it lies on (rows on several alternate).
   inject_.assign(static_cast<std::size_t>(P), -1);
   for (Rank r = 0; r < P; ++r) {
@@ -251,8 +342,12 @@ std::string PartialCyclesSchedule::build(const std::vector<int>& order) {
 std::string PartialCyclesSchedule::construction() const {
   std::string axes;
   for (int k = 0; k < d_; ++k) axes += (k ? "," : "") + std::to_string(order_[static_cast<std::size_t>(k)]);
-  std::string s = std::to_string(d_) + " partial cycles of " + std::to_string(m_) + " ranks, x_1..x_d = axes " +
-                  axes + " (Meyer & Sibeyn §4)";
+  std::string s = helix_defects_ > 0
+                      ? "2 partial cycles of " + std::to_string(m_) + " ranks, helices along axis " +
+                            std::to_string(order_[0]) + " down axis " + std::to_string(order_[1]) + " with " +
+                            std::to_string(helix_defects_) + " defect rows (both sides odd; ours, for §4.1's special column)"
+                      : std::to_string(d_) + " partial cycles of " + std::to_string(m_) + " ranks, x_1..x_d = axes " +
+                            axes + " (Meyer & Sibeyn §4)";
   if (ti_)
     s += ", time-independent: " + std::to_string(cycle_rounds_) + " rounds along the cycles, " +
          std::to_string(feed_rounds_) + " of feeding";

@@ -72,8 +72,11 @@ class PartialCyclesSchedule final : public Schedule {
   Port cycle_port(Rank r, int c, int dir) const;
   /// The ports of off-cycle rank r on which it is fed cycle c's blocks.
   Port feed_port(Rank r, int c, int which) const { return feed_[static_cast<std::size_t>((r * d_ + c) * 2 + which)]; }
-  /// The torus axis playing x_{k+1}.
+  /// The torus axis playing x_{k+1} (the helix: x_1 along its runs, x_2
+  /// down its rows).
   int paper_axis(int k) const { return order_[static_cast<std::size_t>(k)]; }
+  /// Both sides odd: the helix's defect rows k (ranks on both cycles); else 0.
+  long long helix_defects() const { return helix_defects_; }
 
   /// Who of r's two feeders for cycle c is A (the other is B), and the gap l:
   /// A sends positions a, a-1, ...; B sends b, b-1, ..., a+1, then a+l+2, ...
@@ -90,12 +93,16 @@ class PartialCyclesSchedule final : public Schedule {
  private:
   long long wrap(long long p) const { return ((p % m_) + m_) % m_; }
   std::string build(const std::vector<int>& order);
+  std::string build_helix(const std::vector<int>& order);
+  /// Injection and feeders once the cycles are laid (`used`: cycle links).
+  std::string bind(const std::vector<std::uint8_t>& used);
   void time_independent_rounds();
 
   bool ti_ = false;
   long long cycle_rounds_ = 0, feed_rounds_ = 0;
   int d_ = 0;
   long long m_ = 0;
+  long long helix_defects_ = 0;  ///< both sides odd: the helix's defect rows k
   std::vector<int> order_;
   std::vector<long long> pos_;   ///< [r * d + c]
   std::vector<Rank> seq_;        ///< [c * m + p]

@@ -178,11 +178,13 @@ int main(int argc, char** argv) {
     TG_Algorithm_chosen("hamiltonian-partial", comm, chosen, sizeof chosen);
     check(std::string(chosen) == (sides == 2 && (odd == 2 || (odd == 1 && even4 == 1)) ? "hamiltonian-partial" : "dim-rings"),
           "forced hamiltonian-partial on " + shape_name(dims) + " ran " + chosen);
-    // §4.1's partial cycles certainly fit a 2D torus with an even side >= 4 and
-    // the other >= 2; elsewhere (§4.2-4.3) they may or may not.
+    // Partial cycles certainly fit a 2D torus with an even side >= 4 and the
+    // other >= 2 (§4.1) and one with both sides odd (our helices: 3x3, 5x5);
+    // elsewhere (§4.2-4.3, sides of 2) they may or may not.
     TG_Algorithm_chosen("partial-cycles", comm, chosen, sizeof chosen);
-    const bool fits41 = dims.size() == 2 && ((dims[0] % 2 == 0 && dims[0] >= 4 && dims[1] >= 2) ||
-                                             (dims[1] % 2 == 0 && dims[1] >= 4 && dims[0] >= 2));
+    const bool fits41 = dims.size() == 2 && dims[0] >= 2 && dims[1] >= 2 &&
+                        ((dims[0] % 2 == 1 && dims[1] % 2 == 1) || (dims[0] % 2 == 0 && dims[0] >= 4) ||
+                         (dims[1] % 2 == 0 && dims[1] >= 4));
     const std::string pc = chosen;
     check(fits41 ? pc == "partial-cycles" : (pc == "partial-cycles" || pc == "dim-rings"),
           "forced partial-cycles on " + shape_name(dims) + " ran " + pc);

@@ -350,6 +350,45 @@ TEST(PartialCycles, ShapesOfSectionsFourOneToFourThree) {
   }
 }
 
+// Both sides odd: the helices (ours; §4.1 only names a "special column").
+// The defect rows k = 2R mod C (taken odd, <= R) on the orientation with
+// fewer of them, m = (P + k)/2 ranks per cycle, ceil(m/2) rounds, which is
+// within §4.1's n1*n2/4 + n1/2 + 1 for either side as n1.
+TEST(PartialCycles, HelicesOnShapesWithBothSidesOdd) {
+  const std::vector<std::vector<int>> shapes = {
+      {3, 3},  {3, 5},  {5, 3},  {5, 5},  {5, 7},  {7, 5},   {7, 7},   {3, 7},   {7, 3},   {9, 3},   {3, 9},
+      {5, 9},  {9, 5},  {9, 9},  {7, 11}, {11, 7}, {11, 13}, {13, 11}, {3, 15},  {15, 3},  {9, 15},  {21, 5},
+      {17, 17}, {25, 7}, {7, 25}, {23, 31}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const PartialCyclesSchedule s{Torus(dims)};
+    const long long P = s.torus().size();
+    auto defects = [](long long R, long long C) {
+      long long k = (2 * R) % C;
+      if (k % 2 == 0) k += C;
+      return k <= R ? k : 1LL << 40;
+    };
+    const long long k = std::min(defects(dims[0], dims[1]), defects(dims[1], dims[0]));
+    ASSERT_LT(k, 1LL << 40);
+    EXPECT_EQ(s.helix_defects(), k);
+    EXPECT_EQ(s.cycles(), 2);
+    EXPECT_EQ(s.cycle_length(), (P + k) / 2);
+    EXPECT_EQ(s.rounds(), (s.cycle_length() + 1) / 2);
+    for (const int n1 : {dims[0], dims[1]}) EXPECT_LE(s.rounds(), P / 4.0 + n1 / 2.0 + 1);
+    // Exactly k ranks lie on both cycles, the others on one.
+    long long both = 0;
+    for (Rank r = 0; r < P; ++r) both += s.position(r, 0) >= 0 && s.position(r, 1) >= 0;
+    EXPECT_EQ(both, k);
+    const SimulationReport rep = step_through(s);
+    EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
+    EXPECT_EQ(rep.rounds, s.rounds());
+    EXPECT_EQ(rep.max_link_messages_per_round, 1);
+    const SimulationReport proof = prove_structure(s);
+    EXPECT_TRUE(proof.complete);
+    EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
+  }
+}
+
 // The time-independent variant (§4.1's proof, Theorem 7's second claim):
 // fixed rules, no switching. Its feed length is recomputed here by brute
 // force over every fed rank and injected position (first arrival
@@ -361,7 +400,7 @@ TEST(PartialCycles, TimeIndependentVariant) {
   const std::vector<std::vector<int>> shapes = {
       {2, 4},  {3, 4},  {4, 4},  {6, 4},  {4, 6},   {6, 8},   {8, 6},   {7, 8},    {5, 8},    {9, 4},
       {4, 10}, {12, 3}, {8, 8},  {11, 6}, {16, 16}, {13, 10}, {20, 6},  {3, 3, 3}, {3, 3, 4}, {3, 6, 3},
-      {6, 6, 3}, {6, 6, 4}, {3, 9, 5}, {6, 6, 6}, {4, 4, 4, 4}};
+      {6, 6, 3}, {6, 6, 4}, {3, 9, 5}, {6, 6, 6}, {4, 4, 4, 4}, {3, 3}, {5, 7}, {7, 7}, {9, 3}, {11, 13}};
   for (const auto& dims : shapes) {
     SCOPED_TRACE(name_of(dims));
     const PartialCyclesSchedule s(Torus(dims), true);
@@ -428,7 +467,7 @@ TEST(PartialCycles, CyclesAreLinkDisjointAndEveryRankInjectsOnce) {
 }
 
 TEST(PartialCycles, Declines) {
-  EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({5, 7})).empty());   // no even side
+  EXPECT_TRUE(PartialCyclesSchedule::not_applicable(Torus({5, 7})).empty());    // the helices
   EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({4, 4, 5})).empty()); // no side = 0 mod 3
   EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({12})).empty());
   EXPECT_TRUE(PartialCyclesSchedule::not_applicable(Torus({3, 4})).empty());
