@@ -7,7 +7,9 @@
 // back to x_d = 0: m = P/d + P/n_d ranks per cycle. Conditions (§4.3.1):
 // (1) sum_{j=2}^{d-1} prod_{l=j}^{d-1} n_l = 0 (mod n1), (2) n1 = 0 (mod d),
 // (3) n_d >= d; the axes of the torus are matched to x_1..x_d in the order
-// that meets them with the largest n_d.
+// that meets them with the largest n_d. 2D with both sides odd (§4.1's
+// "special column" is not given): two helices of our own, m = (P + k)/2 with
+// k = 2R mod C defect rows (build_helix; docs/algorithms.md).
 //
 // Each rank injects its whole block on one cycle it lies on; the block runs
 // both ways round it. A rank off cycle c is fed c's blocks by two neighbours

@@ -26,7 +26,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianPartialSchedule>(t); },
        "auto skips it: hamiltonian's full cycles take floor(P/2) rounds with the same parts, its ceil(P/2) at best; it runs when named"},
       {"partial-cycles",
-       "one packet on d partial cycles, off-cycle ranks fed by neighbours with switching (Meyer & Sibeyn §4, Theorems 5-7)",
+       "one packet on d partial cycles, off-cycle ranks fed by neighbours with switching (Meyer & Sibeyn §4, Theorems 5-7); 2D with both sides odd: our two helices in place of §4.1's special column",
        &PartialCyclesSchedule::not_applicable,
        [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t); }},
       {"partial-cycles-ti",
