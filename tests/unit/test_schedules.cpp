@@ -27,6 +27,23 @@ void expect_verified(const Schedule& s, long long rounds) {
   EXPECT_NEAR(rep.volume_per_rank_blocks, static_cast<double>(s.torus().size() - 1), 1e-9) << s.torus().to_string();
 }
 
+
+/// Steps s through on every rank (complete in `rounds`, one message per
+/// directed link and round) and checks that the structural proof agrees
+/// (complete, same rounds, link load and volume). Returns the step-through's report.
+SimulationReport expect_stepped_and_proved(const Schedule& s, long long rounds) {
+  const SimulationReport rep = step_through(s);
+  EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
+  EXPECT_EQ(rep.rounds, rounds);
+  EXPECT_EQ(rep.max_link_messages_per_round, 1);
+  const SimulationReport proof = prove_structure(s);
+  EXPECT_TRUE(proof.complete) << (proof.errors.empty() ? "" : proof.errors.front());
+  EXPECT_EQ(proof.rounds, rep.rounds);
+  EXPECT_DOUBLE_EQ(proof.max_link_blocks_per_round, rep.max_link_blocks_per_round);
+  EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
+  return rep;
+}
+
 }  // namespace
 
 // Meyer & Sibeyn §3.1: the rules as printed, on the paper's own 6x8 example.
@@ -300,15 +317,7 @@ TEST(HamiltonianPartial, Theorem4OnShapesWithBothSidesOdd) {
       EXPECT_EQ(s.feed(x, 0).delay + s.feed(x, 1).delay, relays ? 1 : 0) << i << "," << j;
       if (relays) EXPECT_EQ(s.off_cycle(x), shorter);
     }
-    const SimulationReport rep = step_through(s);
-    EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
-    EXPECT_EQ(rep.rounds, (P + 1) / 2);
-    EXPECT_EQ(rep.max_link_messages_per_round, 1);
-    const SimulationReport proof = prove_structure(s);
-    EXPECT_TRUE(proof.complete) << (proof.errors.empty() ? "" : proof.errors.front());
-    EXPECT_EQ(proof.rounds, rep.rounds);
-    EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
-    EXPECT_DOUBLE_EQ(proof.max_link_blocks_per_round, rep.max_link_blocks_per_round);
+    expect_stepped_and_proved(s, (P + 1) / 2);
   }
 }
 
@@ -340,13 +349,7 @@ TEST(PartialCycles, ShapesOfSectionsFourOneToFourThree) {
     EXPECT_EQ(s.cycle_length(), m);
     EXPECT_EQ(s.rounds(), (m + 1) / 2);
     EXPECT_LE(2 * s.rounds(), m + 2);  // the theorems' m/2 + 1 (or + 2), rounded
-    const SimulationReport rep = step_through(s);
-    EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
-    EXPECT_EQ(rep.rounds, s.rounds());
-    EXPECT_EQ(rep.max_link_messages_per_round, 1);
-    const SimulationReport proof = prove_structure(s);
-    EXPECT_TRUE(proof.complete);
-    EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
+    expect_stepped_and_proved(s, s.rounds());
   }
 }
 
@@ -379,13 +382,7 @@ TEST(PartialCycles, HelicesOnShapesWithBothSidesOdd) {
     long long both = 0;
     for (Rank r = 0; r < P; ++r) both += s.position(r, 0) >= 0 && s.position(r, 1) >= 0;
     EXPECT_EQ(both, k);
-    const SimulationReport rep = step_through(s);
-    EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
-    EXPECT_EQ(rep.rounds, s.rounds());
-    EXPECT_EQ(rep.max_link_messages_per_round, 1);
-    const SimulationReport proof = prove_structure(s);
-    EXPECT_TRUE(proof.complete);
-    EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
+    expect_stepped_and_proved(s, s.rounds());
   }
 }
 
@@ -426,14 +423,8 @@ TEST(PartialCycles, TimeIndependentVariant) {
     const double P = static_cast<double>(t.size());
     EXPECT_LE(s.rounds(), (1 + d / n[d - 1]) * (1 + 3 * d / n[d - 2]) * P / (2 * d));
     if (d == 2) EXPECT_LE(s.rounds(), n[0] * n[1] / 4 + n[0] / 2 + 1 + n[1] + 1);
-    const SimulationReport rep = step_through(s);
-    EXPECT_TRUE(rep.complete) << (rep.errors.empty() ? "" : rep.errors.front());
-    EXPECT_EQ(rep.rounds, s.rounds());
-    EXPECT_EQ(rep.max_link_messages_per_round, 1);
+    const SimulationReport rep = expect_stepped_and_proved(s, s.rounds());
     if (feed > m / 2 + 1) EXPECT_GT(rep.relayed_blocks, 0.0);
-    const SimulationReport proof = prove_structure(s);
-    EXPECT_TRUE(proof.complete);
-    EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
   }
 }
 
