@@ -98,15 +98,18 @@ PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t, bool time_independe
     : Schedule(t), ti_(time_independent) {
   std::string why = not_applicable(t);
   if (!why.empty()) throw std::invalid_argument(std::string(name()) + ": " + why);
-  auto orders = candidate_orders(t);
-  if (both_sides_odd_2d(t)) {
+  const bool helix = both_sides_odd_2d(t);
+  std::vector<std::vector<int>> orders;
+  if (helix) {
     // Rows along the axis with fewer defect rows (one of the two fits: the
     // longer side as rows gives k <= C <= R).
     const long long k0 = defect_rows(t.dim(0), t.dim(1)), k1 = defect_rows(t.dim(1), t.dim(0));
-    orders = {k0 > 0 && (k1 < 0 || k0 <= k1) ? std::vector<int>{1, 0} : std::vector<int>{0, 1}};
+    orders.push_back(k0 > 0 && (k1 < 0 || k0 <= k1) ? std::vector<int>{1, 0} : std::vector<int>{0, 1});
+  } else {
+    orders = candidate_orders(t);
   }
   for (const auto& order : orders) {
-    why = both_sides_odd_2d(t) ? build_helix(order) : build(order);
+    why = helix ? build_helix(order) : build(order);
     if (why.empty()) {
       if (ti_) {
         time_independent_rounds();

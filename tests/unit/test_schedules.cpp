@@ -194,11 +194,6 @@ TEST(Registry, NamesAndApplicability) {
   }
 }
 
-// Meyer & Sibeyn §4: d partial cycles of m = P/d + P/n_d ranks. The feeders
-// send blocks they already hold, so the off-cycle ranks finish with the
-// cycles: ceil(m/2) rounds, within the theorems' counts (Theorem 5:
-// n1*n2/4 + n1/2 + 1; Theorem 6: n1*n2*n3/6 + n1*n2/2 + 1; Theorem 7:
-// (1 + d/n_d) * P/(2d) + 2, all = m/2 + 1 or + 2).
 // Meyer & Sibeyn §3.2, Theorem 3: n1*n2/2 steps with one odd side, round by
 // round on all ranks; the paper's 6x7 (Figure 2), both orientations, C = 3,
 // and a side of 1 beside the two.
@@ -334,6 +329,11 @@ TEST(HamiltonianPartial, Declines) {
   EXPECT_THROW(HamiltonianPartialSchedule(Torus({2, 5})), std::invalid_argument);
 }
 
+// Meyer & Sibeyn §4: d partial cycles of m = P/d + P/n_d ranks. The feeders
+// send blocks they already hold, so the off-cycle ranks finish with the
+// cycles: ceil(m/2) rounds, within the theorems' counts (Theorem 5:
+// n1*n2/4 + n1/2 + 1; Theorem 6: n1*n2*n3/6 + n1*n2/2 + 1; Theorem 7:
+// (1 + d/n_d) * P/(2d) + 2, all = m/2 + 1 or + 2).
 TEST(PartialCycles, ShapesOfSectionsFourOneToFourThree) {
   const std::vector<std::vector<int>> shapes = {
       {2, 4},  {3, 4},  {4, 4},  {5, 4},  {6, 4},  {4, 6},  {6, 8},    {8, 6},    {7, 8},    {5, 8},
