@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # torusgather_add_mpi_test(NAME base COMMAND exe [args...] RANKS n [TIMEOUT s] [ENV VAR=value ...])
 # ENV is given to the ranks only (Open MPI: -x), not to mpiexec itself: an
 # LD_PRELOAD for the ranks must not be loaded into the launcher.
@@ -35,7 +36,13 @@ function(torusgather_add_mpi_test)
   add_test(NAME ${T_NAME}.np${T_RANKS}
            COMMAND ${T_WRAP} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${flags} ${extra} ${T_COMMAND}
                    ${MPIEXEC_POSTFLAGS})
-  set_tests_properties(${T_NAME}.np${T_RANKS} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 2 LABELS mpi)
+  # "wide": more ranks than the default tier of the MPICH and sanitizer
+  # suites runs on this 2-core machine (scripts/test.sh).
+  set(labels mpi)
+  if(T_RANKS GREATER 6)
+    list(APPEND labels wide)
+  endif()
+  set_tests_properties(${T_NAME}.np${T_RANKS} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS 2 LABELS "${labels}")
   if(TORUSGATHER_SANITIZER_ENV)
     set_property(TEST ${T_NAME}.np${T_RANKS} APPEND PROPERTY ENVIRONMENT ${TORUSGATHER_SANITIZER_ENV})
   endif()

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The SimGrid SMPI flavour: the library's own sources compiled with smpicxx
 # into tg-bench-smpi and tg-mpi-tests-smpi, which scripts/smpi-torus.sh runs
 # on a simulated torus. Everything is compiled into one executable because
@@ -15,23 +16,55 @@ if(TORUSGATHER_SIMGRID)
   endif()
 endif()
 
+# The library's sources are compiled with smpicxx once, one object each (in
+# parallel under make -j), and linked into every SMPI executable.
+set(TORUSGATHER_SMPI_FLAGS -std=c++17 -O2 -DTORUSGATHER_SMPI -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/lib)
+file(GLOB_RECURSE TORUSGATHER_SMPI_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lib/*.hpp
+     ${PROJECT_SOURCE_DIR}/include/*.h ${PROJECT_SOURCE_DIR}/bench/*.hpp ${PROJECT_SOURCE_DIR}/tests/mpi/*.hpp)
+
+# torusgather_smpi_object(source out_var): the object of one source.
+function(torusgather_smpi_object source out_var)
+  string(MAKE_C_IDENTIFIER "${source}" id)
+  set(object ${PROJECT_BINARY_DIR}/smpi-objects/${id}.o)
+  add_custom_command(
+    OUTPUT ${object}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/smpi-objects
+    COMMAND ${CMAKE_CXX_COMPILER_LAUNCHER} ${TORUSGATHER_SMPICXX} ${TORUSGATHER_SMPI_FLAGS} -c ${PROJECT_SOURCE_DIR}/${source} -o ${object}
+    DEPENDS ${PROJECT_SOURCE_DIR}/${source} ${TORUSGATHER_SMPI_HEADERS}
+    COMMENT "Compiling ${source} with smpicxx (SimGrid SMPI)"
+    VERBATIM)
+  set(${out_var} ${object} PARENT_SCOPE)
+endfunction()
+
 # torusgather_add_smpi_executable(NAME source... [LIBS -lfoo...])
 function(torusgather_add_smpi_executable name)
   cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
-  set(sources ${ARG_UNPARSED_ARGUMENTS} ${TORUSGATHER_CORE_SOURCES} ${TORUSGATHER_MPI_SOURCES})
-  list(TRANSFORM sources PREPEND ${PROJECT_SOURCE_DIR}/)
-  file(GLOB_RECURSE headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lib/*.hpp ${PROJECT_SOURCE_DIR}/include/*.h
-       ${PROJECT_SOURCE_DIR}/bench/*.hpp)
+  set(objects ${TORUSGATHER_SMPI_LIBRARY_OBJECTS})
+  foreach(source ${ARG_UNPARSED_ARGUMENTS})
+    torusgather_smpi_object(${source} object)
+    list(APPEND objects ${object})
+  endforeach()
   set(output ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/${name})
   add_custom_command(
     OUTPUT ${output}
-    COMMAND ${TORUSGATHER_SMPICXX} -std=c++17 -O2 -DTORUSGATHER_SMPI -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/lib
-            ${sources} ${ARG_LIBS} -o ${output}
-    DEPENDS ${sources} ${headers}
-    COMMENT "Building ${name} with smpicxx (SimGrid SMPI)"
+    COMMAND ${TORUSGATHER_SMPICXX} ${objects} ${ARG_LIBS} -o ${output}
+    DEPENDS ${objects}
+    COMMENT "Linking ${name} with smpicxx (SimGrid SMPI)"
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${output})
+  # One target compiles the shared objects, so parallel builds of the
+  # executables never write the same object at once.
+  add_dependencies(${name} torusgather-smpi-objects)
 endfunction()
+
+if(TORUSGATHER_SIMGRID_AVAILABLE AND (TORUSGATHER_BUILD_BENCH OR TORUSGATHER_BUILD_TESTS))
+  set(TORUSGATHER_SMPI_LIBRARY_OBJECTS)
+  foreach(source ${TORUSGATHER_CORE_SOURCES} ${TORUSGATHER_MPI_SOURCES})
+    torusgather_smpi_object(${source} object)
+    list(APPEND TORUSGATHER_SMPI_LIBRARY_OBJECTS ${object})
+  endforeach()
+  add_custom_target(torusgather-smpi-objects DEPENDS ${TORUSGATHER_SMPI_LIBRARY_OBJECTS})
+endif()
 
 if(TORUSGATHER_SIMGRID_AVAILABLE)
   if(TORUSGATHER_BUILD_BENCH)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // torusgather for Boost.MPI: torusgather::all_gather has the signatures and
 // results of boost::mpi::all_gather, so a program switches by changing the
 // namespace of the call:

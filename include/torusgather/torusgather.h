@@ -1,9 +1,17 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* torusgather: drop-in MPI_Allgather replacements for torus networks.
  * C API, usable from C and C++. */
 #ifndef TORUSGATHER_TORUSGATHER_H
 #define TORUSGATHER_TORUSGATHER_H
 
 #include <mpi.h>
+
+/* The library is built with hidden visibility: only what is marked is exported. */
+#if defined(__GNUC__)
+#define TG_API __attribute__((visibility("default")))
+#else
+#define TG_API
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,7 +25,7 @@ extern "C" {
  *  TORUSGATHER_ALGORITHM (a registered algorithm, vendor or auto; default
  *  auto: the fastest by the calibrated cost model, the vendor's allgather
  *  included). Errors are raised through comm's error handler. */
-int TG_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+TG_API int TG_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm);
 
 /** TG_Allgather with the algorithm named by the caller instead of
@@ -25,7 +33,7 @@ int TG_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
  *  "vendor" (PMPI_Allgather) or "auto"; NULL means TORUSGATHER_ALGORITHM.
  *  A named algorithm that does not apply to the torus falls back to
  *  dim-rings; an unknown name is an MPI_ERR_ARG. For benchmarks and tests. */
-int TG_Allgather_algorithm(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+TG_API int TG_Allgather_algorithm(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
 /** TG_Allgather_algorithm that returns its error codes without passing them
@@ -33,7 +41,7 @@ int TG_Allgather_algorithm(const char *algorithm, const void *sendbuf, int sendc
  *  that turn codes into exceptions (torusgather.hpp, boost_mpi.hpp). Where
  *  torusgather delegates to the MPI library's own MPI_Allgather (algorithm
  *  "vendor", intercommunicators) the MPI library handles errors as usual. */
-int TG_Allgather_noraise(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+TG_API int TG_Allgather_noraise(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
 /** Writes into name (at most len bytes, NUL-terminated) the algorithm that
@@ -42,23 +50,23 @@ int TG_Allgather_noraise(const char *algorithm, const void *sendbuf, int sendcou
  *  cost model (possibly "vendor"), a declining algorithm by its fallback.
  *  Collective on comm: the first call builds the communicator's plan, and
  *  auto's first call for a size calibrates and predicts. */
-int TG_Algorithm_for(const char *algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char *name, int len);
+TG_API int TG_Algorithm_for(const char *algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char *name, int len);
 
 /** Writes into *seconds the cost model's prediction of the time of
  *  TG_Allgather_algorithm(algorithm, ...) on comm for blocks of count
  *  elements of datatype ("auto": of what it would run; "vendor": of the MPI
  *  library's allgather as torusgather models it), or -1 where there is no
  *  model (the vendor's algorithm unknown, one rank). Collective on comm, as
- *  TG_Algorithm_for; the prediction uses the calibrated machine (issue 7). */
-int TG_Predicted_time(const char *algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, double *seconds);
+ *  TG_Algorithm_for; the prediction uses the calibrated machine. */
+TG_API int TG_Predicted_time(const char *algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, double *seconds);
 
 /** TG_Algorithm_for with blocks of one byte. */
-int TG_Algorithm_chosen(const char *algorithm, MPI_Comm comm, char *name, int len);
+TG_API int TG_Algorithm_chosen(const char *algorithm, MPI_Comm comm, char *name, int len);
 
 /** Writes into names (at most len bytes, NUL-terminated) the registered
  *  algorithms, comma-separated ("hamiltonian,partial-cycles,dim-rings");
  *  "auto" and "vendor" are not listed. Local, no MPI needed. */
-int TG_Algorithm_list(char *names, int len);
+TG_API int TG_Algorithm_list(char *names, int len);
 
 #ifdef __cplusplus
 }

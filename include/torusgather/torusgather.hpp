@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // torusgather: C++ API (header-only, over the C API of torusgather.h).
 //
 //   std::vector<double> mine(k);

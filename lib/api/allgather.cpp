@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // TG_Allgather: argument checks, the per-communicator plan, the choice of
 // algorithm, the local copy of the own block, and the executor.
 #include <algorithm>
@@ -36,7 +37,7 @@ struct Environment {
   bool verbose = false;
   std::string bridgehead;    ///< TORUSGATHER_BRIDGEHEAD: a,b,k[;a,b,k...]
   std::string cubgos;        ///< TORUSGATHER_CUBGOS: a,b,k
-  int circulant_packets = 0;  ///< TORUSGATHER_CIRCULANT_PACKETS: p-gossip (seed 002 §5.2); 0: no limit
+  int circulant_packets = 0;  ///< TORUSGATHER_CIRCULANT_PACKETS: p-gossip (Monakhova & Monakhov §5.2); 0: no limit
   std::string vendor_model;  ///< TORUSGATHER_VENDOR_MODEL: ompi, mpich, ring, rdb, bruck, neighbor, linear
   std::vector<TuneRule> tune;  ///< TORUSGATHER_TUNE
   std::string tune_error;      ///< why TORUSGATHER_TUNE is malformed
@@ -70,23 +71,23 @@ int raise(MPI_Comm comm, int err) {
   // SimGrid 3.32's MPI_Comm_call_errhandler crashes on MPI_ERRORS_RETURN and
   // reports its default handler as MPI_ERRHANDLER_NULL: handle both here.
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-  MPI_Comm_get_errhandler(comm, &handler);
+  PMPI_Comm_get_errhandler(comm, &handler);
   if (handler == MPI_ERRORS_RETURN) {
 #ifndef SMPI_SHARED_MALLOC  // SimGrid hands out the predefined handler itself
-    MPI_Errhandler_free(&handler);
+    PMPI_Errhandler_free(&handler);
 #endif
     return err;
   }
   if (handler == MPI_ERRHANDLER_NULL) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
-    MPI_Error_string(err, text, &len);
+    PMPI_Error_string(err, text, &len);
     std::fprintf(stderr, "torusgather: TG_Allgather: %s\n", text);
-    MPI_Abort(comm, err);
+    PMPI_Abort(comm, err);
     return err;
   }
-  MPI_Errhandler_free(&handler);
-  MPI_Comm_call_errhandler(comm, err);
+  PMPI_Errhandler_free(&handler);
+  PMPI_Comm_call_errhandler(comm, err);
   return err;
 }
 
@@ -96,7 +97,7 @@ int g_committed_keyval = MPI_KEYVAL_INVALID;
 /// handle is stable).
 bool is_named(MPI_Datatype t) {
   int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
-  MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+  PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
   return combiner == MPI_COMBINER_NAMED;
 }
 
@@ -112,34 +113,34 @@ int check_committed(MPI_Datatype t, MPI_Comm priv) {
   // Created once, thread-safely (MPI_THREAD_MULTIPLE), freed at MPI_Finalize.
   static std::once_flag once;
   std::call_once(once, [] {
-    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &g_committed_keyval, nullptr);
-    at_finalize([] { MPI_Type_free_keyval(&g_committed_keyval); });
+    PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &g_committed_keyval, nullptr);
+    at_finalize([] { PMPI_Type_free_keyval(&g_committed_keyval); });
   });
   const int keyval = g_committed_keyval;
   void* value = nullptr;
   int found = 0;
-  MPI_Type_get_attr(t, keyval, &value, &found);
+  PMPI_Type_get_attr(t, keyval, &value, &found);
   if (found) return MPI_SUCCESS;
   int rank = 0;
-  MPI_Comm_rank(priv, &rank);
+  PMPI_Comm_rank(priv, &rank);
   char dummy = 0;
 #ifndef SMPI_SHARED_MALLOC  // SimGrid SMPI's MPI_Pack aborts on an uncommitted type
   char packed = 0;
   int position = 0;
-  if (MPI_Pack(&dummy, 0, t, &packed, 1, &position, priv) != MPI_SUCCESS) return MPI_ERR_TYPE;
+  if (PMPI_Pack(&dummy, 0, t, &packed, 1, &position, priv) != MPI_SUCCESS) return MPI_ERR_TYPE;
 #endif
-  if (MPI_Sendrecv(&dummy, 0, t, rank, kSelfCopyTag, &dummy, 0, t, rank, kSelfCopyTag, priv, MPI_STATUS_IGNORE) !=
+  if (PMPI_Sendrecv(&dummy, 0, t, rank, kSelfCopyTag, &dummy, 0, t, rank, kSelfCopyTag, priv, MPI_STATUS_IGNORE) !=
       MPI_SUCCESS)
     return MPI_ERR_TYPE;
-  MPI_Type_set_attr(t, keyval, reinterpret_cast<void*>(1));
+  PMPI_Type_set_attr(t, keyval, reinterpret_cast<void*>(1));
   return MPI_SUCCESS;
 }
 
 Layout layout_of(MPI_Datatype t) {
   Layout l;
   MPI_Aint lb = 0;
-  MPI_Type_get_extent(t, &lb, &l.extent);
-  MPI_Type_get_true_extent(t, &l.true_lb, &l.true_extent);
+  PMPI_Type_get_extent(t, &lb, &l.extent);
+  PMPI_Type_get_true_extent(t, &l.true_lb, &l.true_extent);
   return l;
 }
 
@@ -176,8 +177,8 @@ int check_buffers(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   // Every rank receives from this one recvcount elements of recvtype: the
   // type signatures must carry the same number of bytes.
   int ssize = 0, rsize = 0;
-  MPI_Type_size(sendtype, &ssize);
-  MPI_Type_size(recvtype, &rsize);
+  PMPI_Type_size(sendtype, &ssize);
+  PMPI_Type_size(recvtype, &rsize);
   const long long sbytes = static_cast<long long>(sendcount) * ssize, rbytes = static_cast<long long>(recvcount) * rsize;
   if (sbytes > rbytes) return MPI_ERR_TRUNCATE;
   if (sbytes < rbytes) return MPI_ERR_ARG;
@@ -190,9 +191,9 @@ int check_buffers(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 bool is_contiguous(MPI_Datatype t) {
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   int size = 0;
-  MPI_Type_get_extent(t, &lb, &extent);
-  MPI_Type_get_true_extent(t, &true_lb, &true_extent);
-  MPI_Type_size(t, &size);
+  PMPI_Type_get_extent(t, &lb, &extent);
+  PMPI_Type_get_true_extent(t, &true_lb, &true_extent);
+  PMPI_Type_size(t, &size);
   return lb == 0 && true_lb == 0 && size == extent && true_extent == extent;
 }
 
@@ -200,30 +201,86 @@ bool known_name(const std::string& name) {
   return name == "auto" || name == "vendor" || find_algorithm(name) != nullptr;
 }
 
-const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* why);
-int profile_of(Plan& plan, const std::string& key, const std::function<std::string(CostProfile*)>& compute,
-               const CostProfile** out, std::string* why);
+/// The MPI error class of an exception caught at the library's edge, said
+/// on stderr: no C++ exception crosses the C ABI.
+int error_of(std::exception_ptr e, const char* doing) {
+  int err = MPI_ERR_INTERN;
+  std::string what = "unknown exception";
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::bad_alloc&) {
+    err = MPI_ERR_NO_MEM;
+    what = "out of memory";
+  } catch (const std::exception& x) {
+    what = x.what();
+  } catch (...) {
+  }
+  std::fprintf(stderr, "torusgather: %s failed: %s\n", doing, what.c_str());
+  return err;
+}
+
+/// A test hook: TORUSGATHER_TEST_FAULT=SITE[:RANK] makes SITE ("profile":
+/// rank 0 computing a cost profile the others wait for; "build": building a
+/// schedule) run out of memory, on RANK only if given. Read at each of those
+/// (rare) steps, so a test can set and unset it.
+void inject_fault(const char* site, int rank) {
+  const char* spec = std::getenv("TORUSGATHER_TEST_FAULT");
+  if (!spec || !*spec) return;
+  const std::string s = spec, name = s.substr(0, s.find(':'));
+  if (name != site) return;
+  if (const auto colon = s.find(':'); colon != std::string::npos && std::atoi(s.c_str() + colon + 1) != rank) return;
+  throw std::bad_alloc();
+}
+
+/// Collective: an error on any rank becomes an error on every rank (the
+/// rank's own, else the largest class seen), so no rank waits on one that
+/// gave up.
+int agree(MPI_Comm comm, int err) {
+  int local = err == MPI_SUCCESS ? 0 : err, worst = 0;
+  if (const int e = PMPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, comm); e != MPI_SUCCESS) return e;
+  return worst == 0 ? MPI_SUCCESS : (err != MPI_SUCCESS ? err : worst);
+}
+
+int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::string* why);
+using ProfileComputation = std::function<int(CostProfile*, std::string* why)>;
+int profile_of(Plan& plan, const std::string& key, const ProfileComputation& compute, const CostProfile** out,
+               std::string* why);
 std::string vendor_model();
 
 /// A computation for profile_of: the profile of the schedule `get` gives
 /// (built on rank 0 alone), or why there is none.
-std::function<std::string(CostProfile*)> profiling(const Torus& torus,
-                                                  std::function<const Schedule*(std::string*)> get) {
-  return [&torus, get = std::move(get)](CostProfile* p) {
-    std::string why;
-    const Schedule* s = get(&why);
-    if (s) *p = profile(*s, 4096, &torus);
-    return s ? std::string() : why;
+ProfileComputation profiling(const Torus& torus, std::function<int(const Schedule**, std::string*)> get) {
+  return [&torus, get = std::move(get)](CostProfile* p, std::string* why) {
+    const Schedule* s = nullptr;
+    const int err = get(&s, why);
+    if (err == MPI_SUCCESS && s) *p = profile(*s, 4096, &torus);
+    return err;
   };
 }
 
 /// The profile of the vendor's algorithm `alg` on the plan's torus.
 int vendor_profile_of(Plan& plan, VendorAlgorithm alg, const CostProfile** out, std::string* why) {
   const Torus& t = plan.torus;
-  return profile_of(plan, std::string("vendor ") + to_string(alg), [&t, alg](CostProfile* p) {
+  return profile_of(plan, std::string("vendor ") + to_string(alg), [&t, alg](CostProfile* p, std::string*) {
     *p = vendor_profile(t, alg);
-    return std::string();
+    return MPI_SUCCESS;
   }, out, why);
+}
+
+/// Collective the first time `key` is seen on this plan (every rank takes
+/// the step with the same key): agree(), and remember success. After a
+/// failure all ranks ask again next time.
+int agree_once(Plan& plan, const std::string& key, int err) {
+  if (plan.agreed.count(key)) return err;
+  err = agree(plan.comm, err);
+  if (err == MPI_SUCCESS) plan.agreed.insert(key);
+  return err;
+}
+
+/// schedule_of, and every rank learns whether the build succeeded on all
+/// (once per name and plan): collective, for the steps every rank takes.
+int agreed_schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::string* why) {
+  return agree_once(plan, name, schedule_of(plan, name, out, why));
 }
 
 /// The time of one `call`: the fastest of `reps` runs of two calls in a
@@ -233,12 +290,12 @@ double timed(MPI_Comm comm, int reps, const std::function<int()>& call, int* err
   double best[2] = {1e30, 1e30};
   for (int k = 0; k < reps && *err == MPI_SUCCESS; ++k)
     for (int calls = 1; calls <= 2 && *err == MPI_SUCCESS; ++calls) {
-      MPI_Barrier(comm);
-      const double t0 = MPI_Wtime();
+      PMPI_Barrier(comm);
+      const double t0 = PMPI_Wtime();
       for (int c = 0; c < calls && *err == MPI_SUCCESS; ++c) *err = call();
-      best[calls - 1] = std::min(best[calls - 1], MPI_Wtime() - t0);
+      best[calls - 1] = std::min(best[calls - 1], PMPI_Wtime() - t0);
     }
-  if (*err == MPI_SUCCESS) *err = MPI_Allreduce(MPI_IN_PLACE, best, 2, MPI_DOUBLE, MPI_MAX, comm);
+  if (*err == MPI_SUCCESS) *err = PMPI_Allreduce(MPI_IN_PLACE, best, 2, MPI_DOUBLE, MPI_MAX, comm);
   return best[1] - best[0];
 }
 
@@ -259,9 +316,14 @@ int measure_software(Plan& plan, Calibration* c) {
   constexpr int kBytes = 8;
   std::vector<char> buf(static_cast<std::size_t>(plan.torus.size()) * kBytes, 0);
   std::string why;
-  const Schedule* rings = schedule_of(plan, "dim-rings", &why);
+  const Schedule* rings = nullptr;
+  int err = agreed_schedule_of(plan, "dim-rings", &rings, &why);
+  if (err != MPI_SUCCESS) return err;
   const CostProfile* rp = nullptr;
-  int err = profile_of(plan, "dim-rings", profiling(plan.torus, [rings](std::string*) { return rings; }), &rp, &why);
+  err = profile_of(plan, "dim-rings", profiling(plan.torus, [rings](const Schedule** s, std::string*) {
+    *s = rings;
+    return MPI_SUCCESS;
+  }), &rp, &why);
   if (err != MPI_SUCCESS || !rp || rp->rounds() == 0) return err;  // one rank: nothing to measure
   const double tg = timed(plan.comm, reps, [&] { return execute(*rings, plan.comm, buf.data(), kBytes, MPI_BYTE); }, &err);
   if (err != MPI_SUCCESS) return err;
@@ -293,14 +355,14 @@ int machine_of(Plan& plan, const Machine** m) {
     static std::mutex mutex;
     static std::map<std::string, Calibration> known;
     MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-    MPI_Comm_group(plan.comm, &group);
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Comm_group(plan.comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
     const int n = static_cast<int>(plan.torus.size());
     std::vector<int> ranks(static_cast<std::size_t>(n)), in_world(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
-    MPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
-    MPI_Group_free(&group);
-    MPI_Group_free(&world);
+    PMPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
     // Ranks outside this process's MPI_COMM_WORLD (dynamic processes): each
     // member sees some, so all skip the cache alike.
     const bool cacheable = std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end();
@@ -312,7 +374,7 @@ int machine_of(Plan& plan, const Machine** m) {
       if (auto it = known.find(key); it != known.end()) cached = std::make_unique<Calibration>(it->second);
     }
     int everywhere = cached ? 1 : 0;
-    if (const int err = MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, plan.comm); err != MPI_SUCCESS)
+    if (const int err = PMPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, plan.comm); err != MPI_SUCCESS)
       return err;
     if (everywhere) plan.calibration = std::move(cached);
     if (!plan.calibration) {
@@ -332,7 +394,7 @@ int machine_of(Plan& plan, const Machine** m) {
 }
 
 /// The algorithms whose a, b, k depend on the block size: circgos per axis
-/// (bridgehead) and the diagonal cubgos/torgos, both seed 001. Parameters
+/// (bridgehead) and the diagonal cubgos/torgos, both Juurlink, Rao & Sibeyn. Parameters
 /// travel as their text form, which is also the schedule's cache key.
 struct Tuned {
   const char* name;
@@ -424,55 +486,80 @@ bool tuned_params(Plan& plan, const Tuned& t, const Machine& m, long long block_
 std::string tuned_key(const Tuned& t, const std::string& params) { return std::string(t.name) + " " + params; }
 
 /// `t` for blocks of `block_bytes` (see tuned_params), looked up per call
-/// by log2 r alone; schedules are built once per parameter set.
-const Schedule* tuned_of(Plan& plan, const Tuned& t, const Machine& m, long long block_bytes, std::string* why) {
+/// by log2 r alone; schedules are built once per parameter set. Local; an
+/// error (out of memory, a failed construction) is returned, never thrown.
+int tuned_of(Plan& plan, const Tuned& t, const Machine& m, long long block_bytes, const Schedule** out,
+             std::string* why) {
+  *out = nullptr;
   const long bucket = tuned_bucket(t, m, block_bytes);
   auto& by_r = plan.tuned_by_r[t.name];
-  if (auto it = by_r.find(bucket); it != by_r.end()) return it->second;
-  if (*why = find_algorithm(t.name)->not_applicable(plan.torus); !why->empty()) return nullptr;
-  std::string params;
-  if (!tuned_params(plan, t, m, block_bytes, &params, why)) return nullptr;
-  const std::string key = tuned_key(t, params);
-  const Schedule* s = nullptr;
-  if (auto it = plan.schedules.find(key); it != plan.schedules.end())
-    s = it->second.get();
-  else
-    s = (plan.schedules[key] = t.build(plan.torus, params)).get();
-  return by_r[bucket] = s;
+  if (auto it = by_r.find(bucket); it != by_r.end()) {
+    *out = it->second;
+    return MPI_SUCCESS;
+  }
+  if (*why = find_algorithm(t.name)->not_applicable(plan.torus); !why->empty()) return MPI_SUCCESS;
+  try {
+    inject_fault("build", plan.rank);
+    std::string params;
+    if (!tuned_params(plan, t, m, block_bytes, &params, why)) return MPI_SUCCESS;
+    const std::string key = tuned_key(t, params);
+    const Schedule* s = nullptr;
+    if (auto it = plan.schedules.find(key); it != plan.schedules.end())
+      s = it->second.get();
+    else
+      s = (plan.schedules[key] = t.build(plan.torus, params)).get();
+    *out = by_r[bucket] = s;
+    return MPI_SUCCESS;
+  } catch (...) {
+    return error_of(std::current_exception(), ("building " + std::string(t.name)).c_str());
+  }
 }
 
-/// The schedule named `name` on this plan's torus, built once and cached;
-/// nullptr (and the reason in *why) if the algorithm declines the shape.
-const Schedule* schedule_of(Plan& plan, const std::string& name, std::string* why) {
-  if (auto it = plan.schedules.find(name); it != plan.schedules.end()) return it->second.get();
+/// The schedule named `name` on this plan's torus, built once and cached
+/// in *out; nullptr (and the reason in *why) if the algorithm declines the
+/// shape. Local; an error (out of memory, a failed construction) is
+/// returned, never thrown.
+int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::string* why) {
+  *out = nullptr;
+  if (auto it = plan.schedules.find(name); it != plan.schedules.end()) {
+    *out = it->second.get();
+    return MPI_SUCCESS;
+  }
   if (auto it = plan.declined.find(name); it != plan.declined.end()) {
     *why = it->second;
-    return nullptr;
+    return MPI_SUCCESS;
   }
   std::unique_ptr<Schedule> schedule;
-  if (name == "circulant" && environment().circulant_packets > 0) {  // p-gossip: at most p blocks per link per round
-    if (*why = CirculantSchedule::not_applicable(plan.torus); why->empty())
-      schedule = std::make_unique<CirculantSchedule>(plan.torus, environment().circulant_packets);
-  } else if (name == "three-phase") {  // the communicator's own nodes, not the registry's one rank per node
-    if (*why = ThreePhaseSchedule::not_applicable(plan.torus, plan.node_of); why->empty())
-      schedule = std::make_unique<ThreePhaseSchedule>(plan.torus, plan.node_of);
-  } else {
-    schedule = try_build(*find_algorithm(name), plan.torus, why);
+  try {
+    inject_fault("build", plan.rank);
+    if (name == "circulant" && environment().circulant_packets > 0) {  // p-gossip: at most p blocks per link per round
+      if (*why = CirculantSchedule::not_applicable(plan.torus); why->empty())
+        schedule = std::make_unique<CirculantSchedule>(plan.torus, environment().circulant_packets);
+    } else if (name == "three-phase") {  // the communicator's own nodes, not the registry's one rank per node
+      if (*why = ThreePhaseSchedule::not_applicable(plan.torus, plan.node_of); why->empty())
+        schedule = std::make_unique<ThreePhaseSchedule>(plan.torus, plan.node_of);
+    } else {
+      schedule = try_build(*find_algorithm(name), plan.torus, why);
+    }
+    if (!schedule) {
+      plan.declined[name] = *why;
+      return MPI_SUCCESS;
+    }
+    *out = (plan.schedules[name] = std::move(schedule)).get();
+    return MPI_SUCCESS;
+  } catch (...) {
+    return error_of(std::current_exception(), ("building " + name).c_str());
   }
-  if (!schedule) {
-    plan.declined[name] = *why;
-    return nullptr;
-  }
-  return (plan.schedules[name] = std::move(schedule)).get();
 }
 
 /// The cost profile stored under `key`, computed by rank 0 alone and
 /// broadcast: the other ranks need not build schedules they will not run,
-/// and every rank predicts from the same numbers. `compute` returns why
-/// there is no profile, or "". Collective on the plan's communicator the
-/// first time a key is asked for.
-int profile_of(Plan& plan, const std::string& key, const std::function<std::string(CostProfile*)>& compute,
-               const CostProfile** out, std::string* why) {
+/// and every rank predicts from the same numbers. `compute` returns an
+/// error, or success with why there is no profile in *why (or ""). A
+/// failure on rank 0 reaches every rank as its error class. Collective on
+/// the plan's communicator the first time a key is asked for.
+int profile_of(Plan& plan, const std::string& key, const ProfileComputation& compute, const CostProfile** out,
+               std::string* why) {
   *out = nullptr;
   if (auto it = plan.profiles.find(key); it != plan.profiles.end()) {
     *out = &it->second;
@@ -483,26 +570,34 @@ int profile_of(Plan& plan, const std::string& key, const std::function<std::stri
     return MPI_SUCCESS;
   }
   int rank = 0;
-  MPI_Comm_rank(plan.comm, &rank);
+  PMPI_Comm_rank(plan.comm, &rank);
   std::vector<double> flat;
-  long long n = -1;
+  // header[0]: the profile's length, -1 if declined; header[1]: rank 0's error.
+  long long header[2] = {-1, MPI_SUCCESS};
   std::string reason;
   if (rank == 0) {
-    CostProfile p;
-    reason = compute(&p);
-    if (reason.empty()) {
-      flat = p.serialize();
-      n = static_cast<long long>(flat.size());
+    try {
+      inject_fault("profile", rank);
+      CostProfile p;
+      header[1] = compute(&p, &reason);
+      if (header[1] == MPI_SUCCESS && reason.empty()) {
+        flat = p.serialize();
+        header[0] = static_cast<long long>(flat.size());
+      }
+    } catch (...) {
+      header[1] = error_of(std::current_exception(), ("the cost profile of " + key).c_str());
     }
   }
-  int err = MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, plan.comm);
+  int err = PMPI_Bcast(header, 2, MPI_LONG_LONG, 0, plan.comm);
   if (err != MPI_SUCCESS) return err;
+  if (header[1] != MPI_SUCCESS) return static_cast<int>(header[1]);
+  const long long n = header[0];
   if (n < 0) {
     *why = plan.profile_declined[key] = rank == 0 ? reason : "declined on rank 0";
     return MPI_SUCCESS;
   }
   flat.resize(static_cast<std::size_t>(n));
-  if (n > 0 && (err = MPI_Bcast(flat.data(), static_cast<int>(n), MPI_DOUBLE, 0, plan.comm)) != MPI_SUCCESS) return err;
+  if (n > 0 && (err = PMPI_Bcast(flat.data(), static_cast<int>(n), MPI_DOUBLE, 0, plan.comm)) != MPI_SUCCESS) return err;
   *out = &(plan.profiles[key] = CostProfile::deserialize(flat));
   return MPI_SUCCESS;
 }
@@ -518,7 +613,7 @@ std::string vendor_model() {
 #else
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int len = 0;
-  MPI_Get_library_version(version, &len);
+  PMPI_Get_library_version(version, &len);
   const std::string v = version;
   if (v.find("Open MPI") != std::string::npos) return "ompi";
   if (v.find("MPICH") != std::string::npos) return "mpich";
@@ -547,7 +642,9 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
       continue;
     }
     std::string key = c.name;
-    auto compute = profiling(plan.torus, [&plan, &key](std::string* why) { return schedule_of(plan, key, why); });
+    auto compute = profiling(plan.torus, [&plan, &key](const Schedule** s, std::string* why) {
+      return schedule_of(plan, key, s, why);
+    });
     if (const Tuned* t = tuned(c.name)) {  // the a, b, k of this block size
       std::string params;
       if (!tuned_params(plan, *t, *m, block_bytes, &params, &c.why_not)) {
@@ -556,8 +653,9 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
       }
       key = tuned_key(*t, params);
       c.detail = params;
-      compute = profiling(plan.torus,
-                          [&plan, t, m, block_bytes](std::string* why) { return tuned_of(plan, *t, *m, block_bytes, why); });
+      compute = profiling(plan.torus, [&plan, t, m, block_bytes](const Schedule** s, std::string* why) {
+        return tuned_of(plan, *t, *m, block_bytes, s, why);
+      });
     }
     if ((err = profile_of(plan, key, compute, &c.profile, &c.why_not)) != MPI_SUCCESS) return err;
     c.per_round = plan.calibration->tg_per_round;
@@ -590,7 +688,7 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
 }
 
 /// What `auto` runs for blocks of `block_bytes`: the candidate the cost
-/// model predicts fastest (issue 7), the table printed on rank 0 once per
+/// model predicts fastest, the table printed on rank 0 once per
 /// communicator and size class under TORUSGATHER_VERBOSE. Collective.
 int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
   if (auto it = plan.auto_choice.find(block_bytes); it != plan.auto_choice.end()) {
@@ -606,7 +704,7 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
   if (plan.auto_choice.size() > 4096) plan.auto_choice.clear();  // programs with many sizes: bounded memory
   plan.auto_choice[block_bytes] = *chosen;
   int rank = 0;
-  MPI_Comm_rank(plan.comm, &rank);
+  PMPI_Comm_rank(plan.comm, &rank);
   const long size_class = std::lround(std::floor(std::log2(static_cast<double>(std::max(1LL, block_bytes)))));
   if (environment().verbose && rank == 0 && plan.announced.insert("auto/" + std::to_string(size_class)).second)
     std::fprintf(stderr,
@@ -643,17 +741,20 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
   if (first == "vendor") return MPI_SUCCESS;
   std::string why;
   const Schedule* s = nullptr;
+  int err = MPI_SUCCESS;
   if (const Tuned* t = tuned(first)) {
     const Machine* m = nullptr;
-    if (const int err = machine_of(plan, &m); err != MPI_SUCCESS) return err;
-    s = tuned_of(plan, *t, *m, block_bytes, &why);
+    if ((err = machine_of(plan, &m)) != MPI_SUCCESS) return err;
+    err = tuned_of(plan, *t, *m, block_bytes, &s, &why);
+    err = agree_once(plan, first + " " + std::to_string(tuned_bucket(*t, *m, block_bytes)), err);
   } else {
-    s = schedule_of(plan, first, &why);
+    err = agreed_schedule_of(plan, first, &s, &why);
   }
+  if (err != MPI_SUCCESS) return err;
   if (!s) {
     *note = first + " does not apply: " + why;
     *chosen = "dim-rings";
-    s = schedule_of(plan, "dim-rings", &why);
+    if ((err = agreed_schedule_of(plan, "dim-rings", &s, &why)) != MPI_SUCCESS) return err;
   }
   *schedule = s;
   return MPI_SUCCESS;
@@ -680,7 +781,7 @@ int run_decided(bool handle, const Plan& plan, const CallMemo& call, const void*
     std::memcpy(own, sendbuf, static_cast<std::size_t>(call.recvcount) * call.recv.extent);
   } else if (!call.in_place) {
     // Through MPI so that any pair of datatypes with matching signatures works.
-    const int err = MPI_Sendrecv(sendbuf, sendcount, sendtype, plan.rank, kSelfCopyTag, own, call.recvcount,
+    const int err = PMPI_Sendrecv(sendbuf, sendcount, sendtype, plan.rank, kSelfCopyTag, own, call.recvcount,
                                  call.recvtype, plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS) return raise(comm, err);
   }
@@ -713,13 +814,13 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
                                                       recvtype))
     return run_repeated(handle, *known, sendbuf, sendcount, sendtype, recvbuf, comm);
   int inter = 0;
-  MPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_test_inter(comm, &inter);
   if (inter) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 
   const std::string requested = asked;
   if (!known_name(requested)) {
     int rank = 0;
-    MPI_Comm_rank(comm, &rank);
+    PMPI_Comm_rank(comm, &rank);
     if (rank == 0)
       std::fprintf(stderr, "torusgather: unknown algorithm '%s' (known: auto, vendor, %s)\n", requested.c_str(),
                    algorithm_names().c_str());
@@ -741,8 +842,8 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 
   int size = 0, rank = 0;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
   if (recvcount == 0) return MPI_SUCCESS;  // nothing to gather (the send signature is empty too)
 
   Plan* plan = nullptr;
@@ -758,7 +859,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   const Schedule* schedule = nullptr;
   if (size > 1) {
     int type_size = 0;
-    MPI_Type_size(recvtype, &type_size);
+    PMPI_Type_size(recvtype, &type_size);
     const long long block_bytes = static_cast<long long>(recvcount) * type_size;
     if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
       return raise(comm, err);
@@ -770,8 +871,9 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     if (environment().verbose && chosen == "three-phase")
       chosen += " (" + schedule->construction() + ": " + std::to_string(schedule->rounds()) + " rounds)";
     if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
-      std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s\n",
-                   plan->torus.to_string().c_str(), size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
+      std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s%s%s\n",
+                   plan->torus.to_string().c_str(), size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str(),
+                   plan->torus_note.empty() ? "" : " -- ", plan->torus_note.c_str());
   }
 
   call.requested = requested;
@@ -787,28 +889,52 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
 }
 
+/// The edge of the C ABI: runs `body`, and turns an exception that escaped
+/// it into an MPI error class, raised through comm's handler if `handle`.
+template <class Body>
+int guarded(bool handle, MPI_Comm comm, const char* routine, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    const int err = error_of(std::current_exception(), routine);
+    if (!handle) return err;
+    try {
+      return raise(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, err);
+    } catch (...) {  // a C++ error handler's exception stops here too
+      return err;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace torusgather
 
 extern "C" int TG_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm) {
-  return torusgather::allgather(true, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return torusgather::guarded(true, comm, "TG_Allgather", [&] {
+    return torusgather::allgather(true, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
 }
 
 extern "C" int TG_Allgather_algorithm(const char* algorithm, const void* sendbuf, int sendcount,
                                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                       MPI_Comm comm) {
-  return torusgather::allgather(true, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return torusgather::guarded(true, comm, "TG_Allgather_algorithm", [&] {
+    return torusgather::allgather(true, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
 }
 
 extern "C" int TG_Allgather_noraise(const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                     void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return torusgather::allgather(false, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return torusgather::guarded(false, comm, "TG_Allgather_noraise", [&] {
+    return torusgather::allgather(false, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
 }
 
-extern "C" int TG_Algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char* name,
-                                int len) {
-  using namespace torusgather;
+namespace torusgather {
+namespace {
+
+int algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char* name, int len) {
   const std::string requested = algorithm ? algorithm : environment().algorithm;
   if (!known_name(requested) || count < 0 || datatype == MPI_DATATYPE_NULL || !name) return MPI_ERR_ARG;
   if (requested == "auto" && !environment().tune_error.empty()) return MPI_ERR_ARG;
@@ -817,7 +943,7 @@ extern "C" int TG_Algorithm_for(const char* algorithm, MPI_Comm comm, int count,
     Plan* plan = nullptr;
     if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
     int type_size = 0;
-    MPI_Type_size(datatype, &type_size);
+    PMPI_Type_size(datatype, &type_size);
     std::string note;
     const Schedule* schedule = nullptr;
     if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, &schedule, &chosen, &note);
@@ -831,20 +957,18 @@ extern "C" int TG_Algorithm_for(const char* algorithm, MPI_Comm comm, int count,
   return MPI_SUCCESS;
 }
 
-extern "C" int TG_Predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype,
-                                 double* seconds) {
-  using namespace torusgather;
+int predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, double* seconds) {
   const std::string requested = algorithm ? algorithm : environment().algorithm;
   if (!known_name(requested) || count < 0 || datatype == MPI_DATATYPE_NULL || !seconds) return MPI_ERR_ARG;
   if (requested == "auto" && !environment().tune_error.empty()) return MPI_ERR_ARG;
   *seconds = -1;
   int size = 0;
-  if (const int err = MPI_Comm_size(comm, &size); err != MPI_SUCCESS) return err;
+  if (const int err = PMPI_Comm_size(comm, &size); err != MPI_SUCCESS) return err;
   if (size == 1) return MPI_SUCCESS;  // a local copy: nothing to model
   Plan* plan = nullptr;
   if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
   int type_size = 0;
-  MPI_Type_size(datatype, &type_size);
+  PMPI_Type_size(datatype, &type_size);
   const long long block_bytes = static_cast<long long>(count) * type_size;
   std::string chosen = requested, note;
   const Schedule* schedule = nullptr;
@@ -860,13 +984,32 @@ extern "C" int TG_Predicted_time(const char* algorithm, MPI_Comm comm, int count
   return MPI_SUCCESS;
 }
 
+}  // namespace
+}  // namespace torusgather
+
+extern "C" int TG_Algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char* name,
+                                int len) {
+  return torusgather::guarded(false, comm, "TG_Algorithm_for", [&] {
+    return torusgather::algorithm_for(algorithm, comm, count, datatype, name, len);
+  });
+}
+
+extern "C" int TG_Predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype,
+                                 double* seconds) {
+  return torusgather::guarded(false, comm, "TG_Predicted_time", [&] {
+    return torusgather::predicted_time(algorithm, comm, count, datatype, seconds);
+  });
+}
+
 extern "C" int TG_Algorithm_chosen(const char* algorithm, MPI_Comm comm, char* name, int len) {
   return TG_Algorithm_for(algorithm, comm, 1, MPI_BYTE, name, len);
 }
 
 extern "C" int TG_Algorithm_list(char* names, int len) {
-  const std::string list = torusgather::algorithm_names(",");
-  if (names == nullptr || len < static_cast<int>(list.size()) + 1) return MPI_ERR_ARG;
-  std::memcpy(names, list.c_str(), list.size() + 1);
-  return MPI_SUCCESS;
+  return torusgather::guarded(false, MPI_COMM_NULL, "TG_Algorithm_list", [&] {
+    const std::string list = torusgather::algorithm_names(",");
+    if (names == nullptr || len < static_cast<int>(list.size()) + 1) return MPI_ERR_ARG;
+    std::memcpy(names, list.c_str(), list.size() + 1);
+    return MPI_SUCCESS;
+  });
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "api/calibrate.hpp"
 
 #include <algorithm>
@@ -52,18 +53,18 @@ double bounce(MPI_Comm comm, int rank, const std::vector<Rank>& peers, int bytes
   for (int k = 0; k < reps; ++k) {
     if (rank == 0) {
       std::vector<MPI_Request> req(2 * peers.size());
-      const double t0 = MPI_Wtime();
+      const double t0 = PMPI_Wtime();
       for (std::size_t i = 0; i < peers.size(); ++i) {
-        MPI_Irecv(buf.data() + (i + 1) * bytes, bytes, MPI_BYTE, static_cast<int>(peers[i]), kCalibrationTag, comm,
+        PMPI_Irecv(buf.data() + (i + 1) * bytes, bytes, MPI_BYTE, static_cast<int>(peers[i]), kCalibrationTag, comm,
                   &req[i]);
-        MPI_Isend(buf.data(), bytes, MPI_BYTE, static_cast<int>(peers[i]), kCalibrationTag, comm,
+        PMPI_Isend(buf.data(), bytes, MPI_BYTE, static_cast<int>(peers[i]), kCalibrationTag, comm,
                   &req[peers.size() + i]);
       }
-      MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
-      best = std::min(best, MPI_Wtime() - t0);
+      PMPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+      best = std::min(best, PMPI_Wtime() - t0);
     } else {
-      MPI_Recv(buf.data(), bytes, MPI_BYTE, 0, kCalibrationTag, comm, MPI_STATUS_IGNORE);
-      MPI_Send(buf.data(), bytes, MPI_BYTE, 0, kCalibrationTag, comm);
+      PMPI_Recv(buf.data(), bytes, MPI_BYTE, 0, kCalibrationTag, comm, MPI_STATUS_IGNORE);
+      PMPI_Send(buf.data(), bytes, MPI_BYTE, 0, kCalibrationTag, comm);
     }
   }
   return best;
@@ -71,7 +72,7 @@ double bounce(MPI_Comm comm, int rank, const std::vector<Rank>& peers, int bytes
 
 Machine measure(MPI_Comm comm, const Torus& t) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  PMPI_Comm_rank(comm, &rank);
   const Roles roles(t);
   Machine m;
   if (roles.near < 0) return m;
@@ -138,18 +139,18 @@ bool env_number(const char* name, bool zero_ok, double* out) {
 
 int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
   int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
   // One node: the ranks share memory, and what a rank receives, not a
   // torus link, is the bottleneck.
   bool shared = false;
   MPI_Comm node = MPI_COMM_NULL;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
+  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
       node != MPI_COMM_NULL) {
     int node_size = 0;
-    MPI_Comm_size(node, &node_size);
+    PMPI_Comm_size(node, &node_size);
     shared = node_size == size;
-    MPI_Comm_free(&node);
+    PMPI_Comm_free(&node);
   }
   Machine m;
   bool all_given = true;
@@ -161,7 +162,7 @@ int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
   // 0: measure; 1: rank 0 read it from the cache file; 2: all four given.
   int cached = all_given ? 2 : 0;
   if (rank == 0 && cache && !all_given) cached = read_cache(cache, key, &m) ? 1 : 0;
-  int err = MPI_Bcast(&cached, 1, MPI_INT, 0, comm);
+  int err = PMPI_Bcast(&cached, 1, MPI_INT, 0, comm);
   if (err != MPI_SUCCESS) return err;
   out->source = "defaults";
   if (cached == 0) {
@@ -181,7 +182,7 @@ int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
     if (env_number("TORUSGATHER_OVERHEAD", true, &v)) m.overhead = v, out->source += ", TORUSGATHER_OVERHEAD";
   }
   double values[4] = {m.alpha, m.beta, m.delta, m.overhead};
-  if ((err = MPI_Bcast(values, 4, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return err;
+  if ((err = PMPI_Bcast(values, 4, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return err;
   m.alpha = values[0];
   m.beta = values[1];
   m.delta = values[2];

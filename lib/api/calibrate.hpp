@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Measures the cost model's machine parameters once per communicator
-// (issue 7 §2): α, β, δ and the per-message overhead between torus
+// . α, β, δ and the per-message overhead between torus
 // neighbours, agreed across ranks, with overrides and an optional cache file.
 #pragma once
 

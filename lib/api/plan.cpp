@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "api/plan.hpp"
 
 #include <atomic>
@@ -18,7 +19,7 @@ std::atomic<unsigned long> g_plans_deleted{0};
 int delete_plan(MPI_Comm, int, void* attribute, void*) {
   g_plans_deleted.fetch_add(1, std::memory_order_acq_rel);
   auto* plan = static_cast<Plan*>(attribute);
-  if (plan->comm != MPI_COMM_NULL) MPI_Comm_free(&plan->comm);
+  if (plan->comm != MPI_COMM_NULL) PMPI_Comm_free(&plan->comm);
   delete plan;
   return MPI_SUCCESS;
 }
@@ -31,15 +32,15 @@ int plan_keyval() {
   // thread-safely (MPI_THREAD_MULTIPLE), and freed at MPI_Finalize.
   static std::once_flag once;
   std::call_once(once, [] {
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_plan, &g_plan_keyval, nullptr);
-    at_finalize([] { MPI_Comm_free_keyval(&g_plan_keyval); });
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_plan, &g_plan_keyval, nullptr);
+    at_finalize([] { PMPI_Comm_free_keyval(&g_plan_keyval); });
   });
   return g_plan_keyval;
 }
 
 int run_at_finalize(MPI_Comm, int keyval, void*, void* fn) {
   reinterpret_cast<void (*)()>(fn)();
-  MPI_Comm_free_keyval(&keyval);
+  PMPI_Comm_free_keyval(&keyval);
   return MPI_SUCCESS;
 }
 
@@ -49,18 +50,18 @@ bool is_cartesian(MPI_Comm comm, int* ndims) {
   // SimGrid SMPI has no MPI_Topo_test; its MPI_Cartdim_get answers
   // MPI_ERR_TOPOLOGY on other communicators, so ask with errors returned.
   MPI_Errhandler user;
-  MPI_Comm_get_errhandler(comm, &user);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  const int err = MPI_Cartdim_get(comm, ndims);
+  PMPI_Comm_get_errhandler(comm, &user);
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const int err = PMPI_Cartdim_get(comm, ndims);
   // SMPI reports the default handler as MPI_ERRHANDLER_NULL: the default is fatal.
-  MPI_Comm_set_errhandler(comm, user == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : user);
-  if (user != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&user);
+  PMPI_Comm_set_errhandler(comm, user == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : user);
+  if (user != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&user);
   return err == MPI_SUCCESS;
 #else
   int topo = MPI_UNDEFINED;
-  MPI_Topo_test(comm, &topo);
+  PMPI_Topo_test(comm, &topo);
   if (topo != MPI_CART) return false;
-  MPI_Cartdim_get(comm, ndims);
+  PMPI_Cartdim_get(comm, ndims);
   return true;
 #endif
 }
@@ -76,9 +77,9 @@ void open_topology_framework_once() {
   std::call_once(once, [] {
     int one = 1, periodic = 1;
     MPI_Comm self_cart = MPI_COMM_NULL;
-    if (MPI_Cart_create(MPI_COMM_SELF, 1, &one, &periodic, 0, &self_cart) == MPI_SUCCESS &&
+    if (PMPI_Cart_create(MPI_COMM_SELF, 1, &one, &periodic, 0, &self_cart) == MPI_SUCCESS &&
         self_cart != MPI_COMM_NULL)
-      MPI_Comm_free(&self_cart);
+      PMPI_Comm_free(&self_cart);
   });
 }
 
@@ -86,17 +87,17 @@ void open_topology_framework_once() {
 
 void at_finalize(void (*fn)()) {
   int keyval = MPI_KEYVAL_INVALID;
-  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_at_finalize, &keyval, reinterpret_cast<void*>(fn));
-  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_at_finalize, &keyval, reinterpret_cast<void*>(fn));
+  PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
 }
 
-int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why) {
+int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why, std::string* note) {
   int size = 0;
-  MPI_Comm_size(comm, &size);
+  PMPI_Comm_size(comm, &size);
   int nd = 0;
   if (is_cartesian(comm, &nd)) {
     std::vector<int> d(nd), periods(nd), coords(nd);
-    if (nd > 0) MPI_Cart_get(comm, nd, d.data(), periods.data(), coords.data());
+    if (nd > 0) PMPI_Cart_get(comm, nd, d.data(), periods.data(), coords.data());
     bool periodic = nd > 0;
     for (int p : periods) periodic = periodic && p;
     if (periodic) {
@@ -113,20 +114,19 @@ int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why) {
     }
     long long product = 1;
     for (int n : *dims) product *= n;
-    if (product != size) {
-      *why = "TORUSGATHER_DIMS=" + std::string(env) + " has " + std::to_string(product) +
-             " ranks but the communicator has " + std::to_string(size);
-      return MPI_ERR_ARG;
-    }
-    return MPI_SUCCESS;
+    if (product == size) return MPI_SUCCESS;
+    // The job's torus: a communicator of another size (a row, a split, a
+    // subset) is no error; it takes the default shape below.
+    *note = "TORUSGATHER_DIMS=" + std::string(env) + " describes " + std::to_string(product) +
+            " ranks, this communicator has " + std::to_string(size) + ": MPI_Dims_create's shape";
   }
   dims->assign(2, 0);
-  return MPI_Dims_create(size, 2, dims->data());
+  return PMPI_Dims_create(size, 2, dims->data());
 }
 
 int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
   int size = 0;
-  MPI_Comm_size(comm, &size);
+  PMPI_Comm_size(comm, &size);
   node_of->assign(static_cast<std::size_t>(size), 0);
   if (const char* env = std::getenv("TORUSGATHER_NODE_SIZE"); env && *env) {
     char* end = nullptr;
@@ -139,7 +139,7 @@ int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
     return MPI_SUCCESS;
   }
 #ifdef SMPI_SHARED_MALLOC
-  // SimGrid 3.32's MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) never returned
+  // SimGrid 3.32's PMPI_Comm_split_type(MPI_COMM_TYPE_SHARED) never returned
   // on 216 or more simulated ranks in tg-gbench-smpi (simgrid.gbench.7x7x7);
   // the lab's platforms put each rank on a host of its own anyway.
   for (int r = 0; r < size; ++r) (*node_of)[static_cast<std::size_t>(r)] = r;
@@ -147,13 +147,13 @@ int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
 #else
   // Key = rank: rank 0 of the node communicator is the node's lowest rank.
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  PMPI_Comm_rank(comm, &rank);
   MPI_Comm node = MPI_COMM_NULL;
-  int err = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int err = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   if (err != MPI_SUCCESS) return err;
   int leader = rank;
-  err = MPI_Bcast(&leader, 1, MPI_INT, 0, node);
-  MPI_Comm_free(&node);
+  err = PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
+  PMPI_Comm_free(&node);
   if (err != MPI_SUCCESS) return err;
   // PMPI_: under interposition MPI_Allgather would be torusgather again.
   return PMPI_Allgather(&leader, 1, MPI_INT, node_of->data(), 1, MPI_INT, comm);
@@ -175,7 +175,7 @@ Plan* find_plan(MPI_Comm comm) {
 #endif
   void* value = nullptr;
   int found = 0;
-  if (MPI_Comm_get_attr(comm, plan_keyval(), &value, &found) != MPI_SUCCESS || !found) return nullptr;
+  if (PMPI_Comm_get_attr(comm, plan_keyval(), &value, &found) != MPI_SUCCESS || !found) return nullptr;
 #ifndef SMPI_SHARED_MALLOC
   last.comm = comm;
   last.plan = static_cast<Plan*>(value);
@@ -187,17 +187,17 @@ Plan* find_plan(MPI_Comm comm) {
 int get_plan(MPI_Comm comm, Plan** out) {
   void* value = nullptr;
   int found = 0;
-  int err = MPI_Comm_get_attr(comm, plan_keyval(), &value, &found);
+  int err = PMPI_Comm_get_attr(comm, plan_keyval(), &value, &found);
   if (err != MPI_SUCCESS) return err;
   if (found) {
     *out = static_cast<Plan*>(value);
     return MPI_SUCCESS;
   }
   std::vector<int> dims;
-  std::string why;
-  if ((err = torus_dims(comm, &dims, &why)) != MPI_SUCCESS) {
+  std::string why, note;
+  if ((err = torus_dims(comm, &dims, &why, &note)) != MPI_SUCCESS) {
     int rank = 0;
-    MPI_Comm_rank(comm, &rank);
+    PMPI_Comm_rank(comm, &rank);
     if (rank == 0 && !why.empty()) {
       std::fprintf(stderr, "torusgather: %s\n", why.c_str());
       std::fflush(stderr);
@@ -205,30 +205,31 @@ int get_plan(MPI_Comm comm, Plan** out) {
     // Every rank reads the same environment and fails alike here. Wait until
     // rank 0 has said why before any rank's error handler may abort the job
     // (seen with MPICH: the abort of another rank lost rank 0's message).
-    MPI_Barrier(comm);
+    PMPI_Barrier(comm);
     return err;
   }
   auto plan = std::make_unique<Plan>(Torus(dims));
+  plan->torus_note = note;
   open_topology_framework_once();
   // reorder = 0 keeps rank r of comm as rank r of the private communicator,
   // so block r of recvbuf belongs to torus rank r.
   std::vector<int> periods(dims.size(), 1);
-  err = MPI_Cart_create(comm, static_cast<int>(dims.size()), dims.data(), periods.data(), 0, &plan->comm);
+  err = PMPI_Cart_create(comm, static_cast<int>(dims.size()), dims.data(), periods.data(), 0, &plan->comm);
   if (err != MPI_SUCCESS) return err;
-  MPI_Comm_set_errhandler(plan->comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(plan->comm, &plan->rank);
-  MPI_Comm_size(plan->comm, &plan->size);
+  PMPI_Comm_set_errhandler(plan->comm, MPI_ERRORS_RETURN);
+  PMPI_Comm_rank(plan->comm, &plan->rank);
+  PMPI_Comm_size(plan->comm, &plan->size);
   if ((err = node_map(plan->comm, &plan->node_of, &why)) != MPI_SUCCESS) {
     if (plan->rank == 0 && !why.empty()) {
       std::fprintf(stderr, "torusgather: %s\n", why.c_str());
       std::fflush(stderr);
     }
-    MPI_Barrier(comm);  // as for TORUSGATHER_DIMS above
-    MPI_Comm_free(&plan->comm);
+    PMPI_Barrier(comm);  // as for TORUSGATHER_DIMS above
+    PMPI_Comm_free(&plan->comm);
     return err;
   }
-  if ((err = MPI_Comm_set_attr(comm, plan_keyval(), plan.get())) != MPI_SUCCESS) {
-    MPI_Comm_free(&plan->comm);
+  if ((err = PMPI_Comm_set_attr(comm, plan_keyval(), plan.get())) != MPI_SUCCESS) {
+    PMPI_Comm_free(&plan->comm);
     return err;
   }
   *out = plan.release();

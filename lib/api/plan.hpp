@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Everything torusgather keeps per communicator, built on first use and
-// cached in an MPI attribute (ARCHITECTURE.md: "Everything per communicator").
+// cached in an MPI attribute.
 #pragma once
 
 #include <mpi.h>
@@ -24,7 +25,7 @@ struct Layout {
 
 /// The last call's arguments apart from its buffers, and what they decided:
 /// a program that calls MPI_Allgather in a loop repeats them, and the checks
-/// and the choice they need cost about 0.5 us a call (issue 7: auto measured
+/// and the choice they need cost about 0.5 us a call (auto measured
 /// 1.18x the vendor's 2.7 us at 8 B on 4 ranks). Kept only when both types
 /// are predefined: a freed derived type's handle may come back as another.
 struct CallMemo {
@@ -42,6 +43,7 @@ struct Plan {
   MPI_Comm comm = MPI_COMM_NULL;  ///< private periodic Cartesian duplicate (same ranks)
   int rank = 0, size = 0;         ///< in comm
   Torus torus;
+  std::string torus_note;  ///< where the shape is not the one asked for, why (for TORUSGATHER_VERBOSE)
   std::map<std::string, std::unique_ptr<Schedule>> schedules;  ///< built lazily, by name
   std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
   std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
@@ -54,6 +56,7 @@ struct Plan {
   std::map<std::string, CostProfile> profiles;                  ///< cost profiles by schedule key or "vendor ALG"
   std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile
   std::map<long long, std::string> auto_choice;                 ///< block bytes -> what auto runs
+  std::set<std::string> agreed;  ///< schedules whose build every rank has confirmed (collectively, once)
   CallMemo memo;                                                ///< the last call's decisions
   std::vector<int> node_of;  ///< the node of each rank (its node's lowest rank), for `three-phase`
 
@@ -61,10 +64,12 @@ struct Plan {
 };
 
 /// The torus shape torusgather uses for comm: a periodic Cartesian
-/// communicator's own dims; else TORUSGATHER_DIMS; else MPI_Dims_create with
-/// d = 2. On a malformed or mismatched TORUSGATHER_DIMS returns MPI_ERR_ARG
-/// and puts the reason in *why.
-int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why);
+/// communicator's own dims; else TORUSGATHER_DIMS if it has comm's size;
+/// else MPI_Dims_create with d = 2 (*note says why where TORUSGATHER_DIMS
+/// describes another size: it is the job's torus, and row or split
+/// communicators are everyday MPI). On a malformed TORUSGATHER_DIMS returns
+/// MPI_ERR_ARG and puts the reason in *why.
+int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why, std::string* note);
 
 /// Runs fn when MPI_Finalize begins: MPI deletes the attributes of
 /// MPI_COMM_SELF first thing in MPI_Finalize (MPI-3.1 §8.7.1), so fn runs as

@@ -1,4 +1,5 @@
-// PMPI interposition (issue "Drop-in everywhere", §1):
+// SPDX-License-Identifier: BSD-3-Clause
+// PMPI interposition:
 //   LD_PRELOAD=libtorusgather_pmpi.so mpirun ... ./unmodified_program
 // routes the program's MPI_Allgather through torusgather. The MPI library's
 // MPI_* symbols are weak aliases of its PMPI_* ones, so this library's strong
@@ -10,7 +11,7 @@
 
 #include "torusgather/torusgather.h"
 
-extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+extern "C" TG_API int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm) {
   return TG_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -20,7 +21,7 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
 // (negative ones included, so they get its error checks); larger ones go to
 // the MPI library's own MPI_Allgather_c: torusgather's executor cuts blocks
 // by int element counts.
-extern "C" int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+extern "C" TG_API int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   auto fits = [](MPI_Count n) { return n >= INT_MIN && n <= INT_MAX; };
   if (fits(recvcount) && (sendbuf == MPI_IN_PLACE || fits(sendcount)))
@@ -66,7 +67,7 @@ void fortran_allgather(const void* sendbuf, const MPI_Fint* sendcount, const MPI
 }  // namespace
 
 #define TG_FORTRAN_ALLGATHER(name)                                                                              \
-  extern "C" void name(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf, \
+  extern "C" TG_API void name(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf, \
                        const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) { \
     fortran_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);                  \
   }

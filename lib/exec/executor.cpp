@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "exec/executor.hpp"
 
 #include <climits>
@@ -17,7 +18,7 @@ class BlockSetTypes {
   BlockSetTypes(const BlockSetTypes&) = delete;
   BlockSetTypes& operator=(const BlockSetTypes&) = delete;
   ~BlockSetTypes() {
-    for (auto& entry : cache_) MPI_Type_free(&entry.second);
+    for (auto& entry : cache_) PMPI_Type_free(&entry.second);
   }
 
   /// The type describing `elements` elements of every block of a set with
@@ -29,16 +30,16 @@ class BlockSetTypes {
       return MPI_SUCCESS;
     }
     MPI_Datatype inner;
-    int err = MPI_Type_contiguous(static_cast<int>(elements), recvtype_, &inner);
+    int err = PMPI_Type_contiguous(static_cast<int>(elements), recvtype_, &inner);
     for (int a = t_.ndims() - 1; a >= 0 && err == MPI_SUCCESS; --a) {
       if (!(free_axes & (1u << a))) continue;
       MPI_Datatype outer;
       const MPI_Aint stride = static_cast<MPI_Aint>(t_.stride(a)) * recvcount_ * extent_;
-      err = MPI_Type_create_hvector(t_.dim(a), 1, stride, inner, &outer);
-      MPI_Type_free(&inner);
+      err = PMPI_Type_create_hvector(t_.dim(a), 1, stride, inner, &outer);
+      PMPI_Type_free(&inner);
       inner = outer;
     }
-    if (err == MPI_SUCCESS) err = MPI_Type_commit(&inner);
+    if (err == MPI_SUCCESS) err = PMPI_Type_commit(&inner);
     if (err != MPI_SUCCESS) return err;
     cache_.emplace(key, inner);
     *out = inner;
@@ -73,9 +74,9 @@ bool traffic_only = false;
 
 int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcount, MPI_Datatype recvtype) {
   int self = 0;
-  MPI_Comm_rank(comm, &self);
+  PMPI_Comm_rank(comm, &self);
   MPI_Aint lb = 0, extent = 0;
-  int err = MPI_Type_get_extent(recvtype, &lb, &extent);
+  int err = PMPI_Type_get_extent(recvtype, &lb, &extent);
   if (err != MPI_SUCCESS) return err;
   const Torus& t = schedule.torus();
   BlockSetTypes types(t, recvcount, recvtype, extent);
@@ -113,11 +114,11 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
       }
     }
     MPI_Datatype type = MPI_DATATYPE_NULL;
-    int e = MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), recvtype,
+    int e = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), recvtype,
                                      &type);
-    if (e == MPI_SUCCESS) e = MPI_Type_commit(&type);
+    if (e == MPI_SUCCESS) e = PMPI_Type_commit(&type);
     if (e == MPI_SUCCESS) e = post(base, 1, type);
-    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+    if (type != MPI_DATATYPE_NULL) PMPI_Type_free(&type);
     return e;
   };
 
@@ -148,7 +149,7 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
   // Relay receives (one block the rank already holds) land in scratch, one
   // block's true span each (MPI_Type_get_true_extent).
   MPI_Aint true_lb = 0, true_extent = 0;
-  if (err == MPI_SUCCESS) err = MPI_Type_get_true_extent(recvtype, &true_lb, &true_extent);
+  if (err == MPI_SUCCESS) err = PMPI_Type_get_true_extent(recvtype, &true_lb, &true_extent);
   std::vector<std::vector<char>> scratch;
 
   for (long long round = 0; round < schedule.rounds() && err == MPI_SUCCESS; ++round) {
@@ -171,13 +172,13 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
         std::vector<char>& buf = scratch[relays++];
         buf.resize(static_cast<std::size_t>((stride < 0 ? -stride : stride) + true_extent));
         requests.push_back(MPI_REQUEST_NULL);
-        err = MPI_Irecv(buf.data() - true_lb - (stride < 0 ? stride : 0), count, recvtype, from, tag, comm,
+        err = PMPI_Irecv(buf.data() - true_lb - (stride < 0 ? stride : 0), count, recvtype, from, tag, comm,
                         &requests.back());
         continue;
       }
       err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
         requests.push_back(MPI_REQUEST_NULL);
-        return MPI_Irecv(ptr, count, type, from, tag, comm, &requests.back());
+        return PMPI_Irecv(ptr, count, type, from, tag, comm, &requests.back());
       });
     }
     for (const Transfer& x : ops.sends) {
@@ -186,11 +187,11 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
       const int tag = tag_of(x, x.port);
       err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
         requests.push_back(MPI_REQUEST_NULL);
-        return MPI_Isend(ptr, count, type, to, tag, comm, &requests.back());
+        return PMPI_Isend(ptr, count, type, to, tag, comm, &requests.back());
       });
     }
     // Complete what was posted even after an error, so no request outlives the call.
-    const int wait_err = MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    const int wait_err = PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     if (err == MPI_SUCCESS) err = wait_err;
   }
   return err;

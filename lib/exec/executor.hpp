@@ -1,4 +1,5 @@
-// The MPI executor (ARCHITECTURE.md layer 4): runs a verified schedule.
+// SPDX-License-Identifier: BSD-3-Clause
+// The MPI executor (layer 4 of docs/design.md): runs a verified schedule.
 #pragma once
 
 #include <mpi.h>

@@ -1,4 +1,5 @@
-// The cost model of the selector (issue 7; seed 000 §5, seed 004 §2): what
+// SPDX-License-Identifier: BSD-3-Clause
+// The cost model of the selector (Meyer & Sibeyn §5, Delmas & Pérennes §2): what
 // a schedule's time depends on, as data, and the predicted time of a call.
 // No MPI in this layer: the selector feeds it calibrated machine parameters.
 #pragma once
@@ -37,8 +38,8 @@ struct CostProfile {
   static CostProfile deserialize(const std::vector<double>& flat);
 };
 
-/// The machine: seed 000's model (a message of m bytes costs α + mβ) with
-/// seed 004's δ per extra hop of a routed call, a per-message overhead o
+/// The machine: Meyer & Sibeyn's model (a message of m bytes costs α + mβ) with
+/// Delmas & Pérennes's δ per extra hop of a routed call, a per-message overhead o
 /// for the messages a rank handles beyond one send and one receive in a
 /// round, and, where the ranks share memory rather than torus links
 /// (`shared_memory`), the data a rank receives instead of a link's load.

@@ -1,4 +1,5 @@
-// The selector (issue 7): one table of predicted times per call size, the
+// SPDX-License-Identifier: BSD-3-Clause
+// The selector: one table of predicted times per call size, the
 // fastest applicable candidate wins; and TORUSGATHER_TUNE's range string.
 // No MPI: the MPI layer fills the candidates and the machine.
 #pragma once

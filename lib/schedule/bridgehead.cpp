@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "schedule/bridgehead.hpp"
 
 #include <algorithm>
@@ -758,7 +759,7 @@ bool CubgosSchedule::parse(const std::string& text, const Torus& torus, Diagonal
 
 std::string CubgosSchedule::construction() const {
   const auto axes = torus().active_axes();
-  return std::string(axes.size() == 2 ? "torgos" : "cubgos") + "(n, a, b) with k packets (seed 001 " +
+  return std::string(axes.size() == 2 ? "torgos" : "cubgos") + "(n, a, b) with k packets (Juurlink, Rao & Sibeyn " +
          (axes.size() == 2 ? "§5.2" : "§6.2") + "): rows along axis " + std::to_string(axes[0]) +
          ", bridgeheads x_0 = x_1 + ... (mod g), g = " + std::to_string(torus().dim(axes[0]) / params_.a) +
          ", a=" + std::to_string(params_.a) + " b=" + std::to_string(params_.b) + " k=" + std::to_string(params_.k);

@@ -1,4 +1,5 @@
-// The start-up trade-off family of Juurlink, Rao & Sibeyn (seed 001):
+// SPDX-License-Identifier: BSD-3-Clause
+// The start-up trade-off family of Juurlink, Rao & Sibeyn:
 // circgos(n, a, b) on every ring of an axis, axis after axis (§4.2, §4.3
 // "highdimgos"). Approach 1 (a = n) and approach 2 (recursive concentration,
 // a = 1, b = 3, one packet) are its limits; `concentrate` is approach 2.

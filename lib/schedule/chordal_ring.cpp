@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "schedule/chordal_ring.hpp"
 
 #include <algorithm>

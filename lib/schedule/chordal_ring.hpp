@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Three-phase gossip on the chordal ring C(N, c) under the line model
-// (Barrière, Cohen & Mitjana, seed 003 §3.1, §4.1, §4.3): accumulate into
+// (Barrière, Cohen & Mitjana §3.1, §4.1, §4.3): accumulate into
 // one node per component (runs of (c+1)-cycles; for N = a(c+1) + b also
 // type-A subgraphs or a path of b vertices), gossip among the accumulation
 // nodes as in a complete graph (Algorithms 2 and 3) on edge-disjoint paths

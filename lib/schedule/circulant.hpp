@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Gossip on the optimal circulant G(N; s, s+1) (Monakhova & Monakhov,
-// seed 002 §5): every rank broadcasts along the same minimum spanning tree,
+// Monakhova & Monakhov §5): every rank broadcasts along the same minimum spanning tree,
 // translated; the gossip is their superposition.
 #pragma once
 

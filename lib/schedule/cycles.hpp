@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Time-independent gossiping on edge-disjoint cycles (Meyer & Sibeyn 1998, §3):
 // every rank pairs its 2d ports into d strands by a fixed forwarding rule
 // ("what arrives from the top leaves to the right"); the strands of one colour

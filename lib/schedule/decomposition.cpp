@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "schedule/decomposition.hpp"
 
 #include <algorithm>
@@ -338,7 +339,7 @@ std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t) {
 
 namespace {
 
-/// Doubling (ALGORITHMS.md §1a): with the axes split into pairs A and B, if
+/// Doubling (docs/algorithms.md, `hamiltonian`): with the axes split into pairs A and B, if
 /// the 2D tori A = H0 + H1 and B = K0 + K1, then H_c x K_c (c = 0, 1) are two
 /// link-disjoint 2D tori of |A| x |B| that together hold every link of the 4D
 /// torus; decomposing each again gives four Hamiltonian cycles.

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Decompositions of a torus into edge-disjoint Hamiltonian cycles, one per
 // dimension (Meyer & Sibeyn 1998, §3.4, which cites constructions without
-// giving them; the ones used here are listed in ALGORITHMS.md §1a).
+// giving them; the ones used here are listed in docs/algorithms.md).
 //
 // A decomposition colours every link of the torus with one of D colours
 // (D = number of sides > 1) so that every rank has exactly two links of each

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bidirectional rings along each dimension in turn (Juurlink, Rao & Sibeyn,
-// "approach 1" per axis, the highdimgos' colouring of ALGORITHMS.md §1c).
+// "approach 1" per axis, the highdimgos' colouring of Juurlink, Rao & Sibeyn §6.2).
 // The block is cut into D colours, D = number of sides > 1; colour c runs the
 // axes in the order c, c+1, ... so that all 2D links carry data. Any shape.
 #pragma once

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Routed schedules given by their full list of calls, and the builder that
-// derives what each call carries. For the latency family (seeds 002, 003,
+// derives what each call carries. For the latency family (Monakhova & Monakhov; Barrière, Cohen &
 // 004): few rounds, calls to ranks that need not be neighbours.
 #pragma once
 
@@ -98,7 +99,7 @@ class GossipBuilder {
   void call(Rank from, std::vector<Port> route) { call(from, std::move(route), nullptr); }
   /// As call(), but only blocks whose bit is set in `mask` (P bits, as
   /// mask(); null means every block): a piece of what the caller holds, as
-  /// in seed 004 §6's coloured broadcast.
+  /// in Delmas & Pérennes §6's coloured broadcast.
   void call(Rank from, std::vector<Port> route, const std::vector<std::uint64_t>* mask);
   /// An empty mask of P bits for the masked call().
   std::vector<std::uint64_t> mask() const { return std::vector<std::uint64_t>(bits_.words(), 0); }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Gossiping along d edge-disjoint Hamiltonian cycles, block cut into d parts,
 // part c both ways round cycle c: floor(P/2) steps (Meyer & Sibeyn 1998, §3).
 // The cycles come from a decomposition of the torus's links:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Two packets per rank on two partial Hamiltonian cycles of a 2D torus with
 // an odd side (Meyer & Sibeyn 1998, §3.2 Theorem 3, §3.3 Theorem 4):
 // ceil(P/2) steps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "schedule/lee_code.hpp"
 
 #include <algorithm>
@@ -13,7 +14,7 @@ using Segments = std::vector<std::pair<int, int>>;
 
 /// The local gossip rounds x -> x + M^k B1 (k = 1 .. d-1) among the code
 /// nodes, one dipath per ±u of M^k B1.
-/// d = 3: seed 004 Definition 5.5 (M0) and the dipaths of §5.1.3, rounds
+/// d = 3: Delmas & Pérennes Definition 5.5 (M0) and the dipaths of §5.1.3, rounds
 /// 2-a and 2-b, copied from the paper (at most 5 hops, arc-disjoint).
 /// d = 2: not in the paper. The code x1 + 2x2 ≡ 0 (mod 5) of a 5x5 torus is
 /// {0, ±(1,2), ±(2,-1)}, so M = [(1,2) (2,-1)] gives B1 + M·B1 = Z_5^2 in
@@ -55,12 +56,12 @@ bool divisible(const std::vector<int>& m, int q) {
 }
 
 /// Rounds and hops (sum of each round's longest dipath) of the gossip on a
-/// sub-torus of shape m dilated by f, by the recursion of seed 004 §5.2:
+/// sub-torus of shape m dilated by f, by the recursion of Delmas & Pérennes §5.2:
 /// concentration, the families' gossip, d-1 local rounds, broadcast
 /// (4i rounds and 12/9·D δ on 7^i-sided 3D tori, Prop. 5.17). A sub-torus
 /// whose sides the code does not divide gossips by bidirectional rings along
-/// each axis in turn (seed 001, approach 1), one hop per step.
-/// With `split` (seed 004 §6) every level's broadcast takes two rounds of
+/// each axis in turn (Juurlink, Rao & Sibeyn, approach 1), one hop per step.
+/// With `split` (Delmas & Pérennes §6) every level's broadcast takes two rounds of
 /// one hop each: 5i rounds and 13/9·D δ on 7^i sides (Props. 6.3, 6.4).
 void count(const std::vector<int>& m, int d, long long f, bool split, long long* rounds, long long* hops) {
   const int q = 2 * d + 1;
@@ -129,7 +130,7 @@ class Generator {
     std::vector<int> sub(m);
     for (int& x : sub) x /= q_;
     gossip(families, f * q_, sub);
-    // Local gossip among the code nodes: x -> x ± M^k e_i (seed 004 §5.1.1 step 2).
+    // Local gossip among the code nodes: x -> x ± M^k e_i (Delmas & Pérennes §5.1.1 step 2).
     for (const auto& round : local_rounds(d_)) {
       b_.next_round();
       for (const auto& o : origins)
@@ -148,7 +149,7 @@ class Generator {
               for (int sign : {1, -1}) b_.call(rank(o, f, y), straight(j, sign, f));
       return;
     }
-    // Seed 004 §6.1, the broadcast for large messages in two rounds. 3-a:
+    // Delmas & Pérennes §6.1, the broadcast for large messages in two rounds. 3-a:
     // each code node sends its neighbour y only the piece m_c(y). 3-b: every
     // node that is not in the code passes that piece on to its 2d
     // neighbours, and each code node sends m_0 to its own. A node and its 2d
@@ -173,7 +174,7 @@ class Generator {
   }
 
  private:
-  /// Bidirectional rings along each axis in turn (seed 001, approach 1);
+  /// Bidirectional rings along each axis in turn (Juurlink, Rao & Sibeyn, approach 1);
   /// the builder sends each rank only what its neighbour lacks, so step k
   /// carries the blocks from k-1 steps away.
   void rings(const std::vector<std::vector<long long>>& origins, long long f, const std::vector<int>& m) {

@@ -1,4 +1,5 @@
-// Perfect-Lee-code three-phase gossip (Delmas & Pérennes, seed 004 §5):
+// SPDX-License-Identifier: BSD-3-Clause
+// Perfect-Lee-code three-phase gossip (Delmas & Pérennes §5):
 // concentrate into the code, gossip among code nodes on arc-disjoint
 // dipaths, broadcast back; recursively on the code's dilated sub-tori.
 // The large-message variant (§6) splits each broadcast into two rounds.
@@ -14,7 +15,7 @@ namespace torusgather {
 class LeeCodeSchedule final : public ExplicitSchedule {
  public:
   /// Throws std::invalid_argument if not_applicable(torus) is not empty.
-  /// `large`: seed 004 §6's variant for large messages, every broadcast
+  /// `large`: Delmas & Pérennes §6's variant for large messages, every broadcast
   /// split into two rounds that move 1/(2d+1) of the data per link.
   explicit LeeCodeSchedule(const Torus& torus, bool large = false);
   /// d = number of sides > 1 must be 1, 2 or 3, each such side a multiple
@@ -24,7 +25,7 @@ class LeeCodeSchedule final : public ExplicitSchedule {
   static std::string not_applicable(const Torus& torus, bool large = false);
   static constexpr long long kMaxRanks = 16384;
 
-  /// Tori of more than kMaxRanks ranks (seed 004 §5.2's 49x49x49, 117649
+  /// Tori of more than kMaxRanks ranks (Delmas & Pérennes §5.2's 49x49x49, 117649
   /// ranks) cannot keep their calls: the ranges of one local gossip round
   /// alone would take tens of GB. They are generated and handed to a sink
   /// one by one, for CallChecker, and no schedule is built. The builder

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One-packet gossiping on d partial cycles (Meyer & Sibeyn 1998, §4:
 // 2D §4.1 Theorem 5, 3D §4.2 Theorem 6, d-dimensional §4.3 Theorem 7).
 //

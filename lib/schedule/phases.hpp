@@ -1,4 +1,5 @@
-// The pieces of seed 003's three-phase gossip that do not depend on the
+// SPDX-License-Identifier: BSD-3-Clause
+// The pieces of Barrière, Cohen & Mitjana's three-phase gossip that do not depend on the
 // chordal ring: the broadcast by halving a run of labels (Farley's Lemma 1,
 // used for accumulation reversed) and the gossip among r nodes as in the
 // complete graph K_r (Algorithms 2 and 3). Shared by `chordal-ring` and the
@@ -25,7 +26,7 @@ struct GossipRound {
   std::vector<std::pair<int, int>> pairs;
   int groups;  ///< pseudo-components in this round (r, or n' when merged)
 };
-/// Seed 003 Algorithm 2 (r even: i <-> i + 2^j - 1 for even i, ⌈log2 r⌉
+/// Barrière, Cohen & Mitjana Algorithm 2 (r even: i <-> i + 2^j - 1 for even i, ⌈log2 r⌉
 /// rounds) or Algorithm 3 (r odd, m = ⌊r/2⌋: i <-> i+m, the gossip among the
 /// first n' (n' = m+1 for m odd, m+2 for m even), and i <-> i+m again). The
 /// middle rounds of Algorithm 3 merge the nodes n'-1 .. r-1 into one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one table of schedule algorithms: names, descriptions, applicability.
 // Name parsing, `tg-plan --algorithm`, TORUSGATHER_ALGORITHM and the tests
 // all derive from it (after UCC's allgather registry).

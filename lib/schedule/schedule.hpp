@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Schedules as plain data: what each rank sends and receives in each round.
 // No MPI in this layer; the simulator and the MPI executor both consume it.
 #pragma once
@@ -64,7 +65,7 @@ using BlockRanges = std::vector<std::pair<Rank, Rank>>;
 ///
 /// A neighbour call (peer < 0) goes out of, or comes in on, `port` and
 /// carries `blocks`. A routed call (peer >= 0: the circuit-switched calls of
-/// seeds 002 and 004) goes to or comes from rank `peer` along `route`, the
+/// Monakhova & Monakhov and Delmas & Pérennes) goes to or comes from rank `peer` along `route`, the
 /// ports taken hop by hop from the sender, and carries `ranges`; `port` is
 /// then the sender's first port on both sides (it tells apart calls between
 /// the same two ranks in one round). The route and ranges belong to the
@@ -99,8 +100,8 @@ struct RoundOps {
 
 /// The program of one rank: a cursor that yields its rounds one by one.
 /// Implementations keep O(d) state: origins are derived by walking each
-/// stream back one hop per round (ARCHITECTURE.md, "Time-independence pays
-/// twice"), never from a table of P entries.
+/// stream back one hop per round (time-independence: the stream's past
+/// is its route run backwards), never from a table of P entries.
 class RankProgram {
  public:
   virtual ~RankProgram() = default;
@@ -148,10 +149,10 @@ class Schedule {
   virtual bool torus_network() const { return true; }
   /// The sum over rounds of each round's longest route, in hops: the
   /// coefficient of the per-hop delay in a circuit-switched cost formula
-  /// (seed 004: 4α + 12δ + ...). Negative: no claim.
+  /// (Delmas & Pérennes: 4α + 12δ + ...). Negative: no claim.
   virtual long long claimed_hops_sum() const { return -1; }
   /// The sum over rounds of each round's largest message, in blocks: the
-  /// transfer term of seed 001's cost rounds·r + blocks (units of sβ).
+  /// transfer term of Juurlink, Rao & Sibeyn's cost rounds·r + blocks (units of sβ).
   /// Fractions of a block where blocks are cut into colours. Negative: no
   /// claim.
   virtual double claimed_blocks_sum() const { return -1; }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "schedule/three_phase.hpp"
 
 #include <algorithm>
@@ -42,7 +43,7 @@ ThreePhaseSchedule::ThreePhaseSchedule(const Torus& torus, const std::vector<int
   for (const auto& m : members) largest = std::max(largest, m.size());
 
   // Phases 1 and 3 inside each node: the halving broadcast over the node's
-  // ranks by position (seed 003 Lemma 1), merged round by round over the
+  // ranks by position (Barrière, Cohen & Mitjana Lemma 1), merged round by round over the
   // nodes; a smaller node's rounds come first in the broadcast, so last in
   // the accumulation, next to the gossip.
   std::vector<std::vector<std::pair<Rank, Rank>>> tree;

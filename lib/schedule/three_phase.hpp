@@ -1,4 +1,5 @@
-// The hierarchical allgather of seed 003's three-phase shape (Barrière,
+// SPDX-License-Identifier: BSD-3-Clause
+// The hierarchical allgather of the three-phase shape of Barrière, Cohen & Mitjana (
 // Cohen & Mitjana §4.1) with the components taken from the machine: the
 // ranks that share a node. Accumulate into each node's first rank, gossip
 // among those leaders as in a complete graph (Algorithms 2 and 3), broadcast

@@ -1,4 +1,5 @@
-// Runs a schedule on all P virtual ranks and checks it (ARCHITECTURE.md layer 3).
+// SPDX-License-Identifier: BSD-3-Clause
+// Runs a schedule on all P virtual ranks and checks it (layer 3 of docs/design.md).
 #pragma once
 
 #include <cstdint>

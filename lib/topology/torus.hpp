@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Torus shape and rank <-> coordinate arithmetic. No MPI in this layer.
 #pragma once
 
