@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A plain C program using torusgather's C API: every rank contributes
  * `count` integers; checks the result against what MPI_Allgather defines.
  *   mpirun -np 6 build/bin/tg-example-c [count]

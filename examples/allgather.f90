@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! An ordinary Fortran 90 MPI program (use mpi): MPI_ALLGATHER, also with
 ! MPI_IN_PLACE. Run with LD_PRELOAD=libtorusgather_pmpi.so to route it
 ! through torusgather without recompiling.
@@ -25,7 +26,8 @@ program allgather
       if (inplace(r * n + i) /= r * 1000 + i) bad = bad + 1
     end do
   end do
-  call MPI_REDUCE(bad, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
+  ! Every rank learns the verdict: its exit status is part of it.
+  call MPI_ALLREDUCE(bad, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (total == 0) then
       print '(a,i0,a)', 'Fortran MPI_ALLGATHER on ', nranks, ' ranks: OK'

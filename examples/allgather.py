@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """An ordinary mpi4py program: comm.Allgather calls MPI_Allgather. Run it with
 LD_PRELOAD=libtorusgather_pmpi.so to route it through torusgather."""
 import array

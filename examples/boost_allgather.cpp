@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // An ordinary Boost.MPI program: boost::mpi::all_gather on an MPI datatype
 // calls MPI_Allgather. Run with LD_PRELOAD=libtorusgather_pmpi.so to route
 // it through torusgather without recompiling.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An ordinary MPI program: it calls MPI_Allgather and knows nothing of
  * torusgather. Run it with LD_PRELOAD=libtorusgather_pmpi.so to route the
  * call through torusgather without recompiling (TORUSGATHER_VERBOSE=1 shows it).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks a tg-gbench JSON report (--benchmark_out): one benchmark per
 algorithm x size, none failed, manual time, counters consistent.
 

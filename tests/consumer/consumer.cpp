@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A user's program built against the installed torusgather: the C API and
 // the C++ API from the installed headers and library.
 #include <cstdio>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds examples/allgather.c against an installed torusgather found through
 # pkg-config, as a Makefile-based project would:
 #   pkg-config.sh <prefix> <source> <output> <mpicc>

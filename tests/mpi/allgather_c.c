@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI 4's large-count MPI_Allgather_c from an unmodified C program: run with
  * LD_PRELOAD=libtorusgather_pmpi.so and TORUSGATHER_VERBOSE=1 to see it go
  * through torusgather. Checks the result, count 0, and that a negative count

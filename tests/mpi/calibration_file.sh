@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# TORUSGATHER_CALIBRATION_FILE (issue 7), the way a user relies on it: the
+# SPDX-License-Identifier: BSD-3-Clause
+# TORUSGATHER_CALIBRATION_FILE, the way a user relies on it: the
 # first run measures and appends one line; the next run reads that line
 # instead of measuring; a value edited into the file is the one the model
 # uses; TORUSGATHER_ALPHA overrides the file.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs a command and passes only if it succeeds and, for every PATTERN (an
 # extended regex), its output has a line matching it: for runs whose exit
 # status is part of the verdict (CTest's PASS_REGULAR_EXPRESSION ignores it,

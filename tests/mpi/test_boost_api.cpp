@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI test of the Boost.MPI adapter (boost_mpi.hpp): each form of
 // torusgather::all_gather gives what boost::mpi::all_gather gives, for MPI
 // datatypes (through TG_Allgather) and serialized types (Boost's own path);

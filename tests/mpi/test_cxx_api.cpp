@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI test of the C++ API (torusgather.hpp): every form gives what
 // PMPI_Allgather gives, for each algorithm; errors throw mpi_error with the
 // routine, code and class, even on a communicator whose handler is fatal.

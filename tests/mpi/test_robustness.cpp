@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI robustness tests of TG_Allgather, one mode per CTest entry:
 //   self        MPI_COMM_SELF and its duplicates, every algorithm
 //   isolation   the application's own receives (MPI_ANY_SOURCE, MPI_ANY_TAG)
@@ -7,6 +8,10 @@
 //               communicators from several threads, plans built concurrently
 //   leak N      N cycles of MPI_Comm_dup / TG_Allgather / MPI_Comm_free: the
 //               resident set may not grow with N
+//   faults      a failure inside the library (TORUSGATHER_TEST_FAULT: out of
+//               memory building a schedule on one rank, or on rank 0 while
+//               the others wait for its cost profile) comes back on every
+//               rank as an MPI error class; later calls work
 #include <mpi.h>
 
 #include <cstdio>
@@ -149,6 +154,41 @@ void leak_mode(int cycles) {
   check(before > 0 && growth < 1024, "resident set grew by " + std::to_string(growth) + " KiB");
 }
 
+/// One allgather with `algorithm` on a fresh duplicate of MPI_COMM_WORLD
+/// (errors returned) while TORUSGATHER_TEST_FAULT is `fault`: its error class.
+int faulty_call(const char* fault, const char* algorithm) {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  std::vector<int> all(static_cast<std::size_t>(size));
+  setenv("TORUSGATHER_TEST_FAULT", fault, 1);
+  const int err = TG_Allgather_algorithm(algorithm, &rank, 1, MPI_INT, all.data(), 1, MPI_INT, comm);
+  unsetenv("TORUSGATHER_TEST_FAULT");
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(err, &cls);
+  MPI_Comm_free(&comm);
+  return cls;
+}
+
+void faults_mode() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string last = std::to_string(size - 1);
+  // The last rank alone fails to build the schedule every rank runs.
+  check(faulty_call(("build:" + last).c_str(), "hamiltonian") == (size > 1 ? MPI_ERR_NO_MEM : MPI_SUCCESS),
+        "out of memory building a schedule on rank " + last + " is MPI_ERR_NO_MEM on every rank");
+  check(faulty_call(("build:" + last).c_str(), "bridgehead") == (size > 1 ? MPI_ERR_NO_MEM : MPI_SUCCESS),
+        "out of memory building a size-tuned schedule on rank " + last + " is MPI_ERR_NO_MEM on every rank");
+  // Rank 0 fails while computing a cost profile for auto's choice.
+  check(faulty_call("profile", "auto") == (size > 1 ? MPI_ERR_NO_MEM : MPI_SUCCESS),
+        "out of memory on rank 0 computing a cost profile is MPI_ERR_NO_MEM on every rank");
+  // Nothing is left broken: the same calls succeed once the fault is gone.
+  for (const char* a : {"hamiltonian", "bridgehead", "auto"}) check(gather_ok(a, MPI_COMM_WORLD, 99), std::string("afterwards: ") + a);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -164,10 +204,12 @@ int main(int argc, char** argv) {
       self_mode();
     } else if (mode == "isolation") {
       isolation_mode();
+    } else if (mode == "faults") {
+      faults_mode();
     } else if (mode == "leak" && argc > 2) {
       leak_mode(std::atoi(argv[2]));
     } else {
-      std::fprintf(stderr, "usage: %s self | isolation | threads | leak N\n", argv[0]);
+      std::fprintf(stderr, "usage: %s self | isolation | threads | faults | leak N\n", argv[0]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Calibration on a simulated platform of known latency and bandwidth
-(issue 7): runs COMMAND (an SMPI program calling auto) with
+# SPDX-License-Identifier: BSD-3-Clause
+"""Calibration on a simulated platform of known latency and bandwidth:
+runs COMMAND (an SMPI program calling auto) with
 TORUSGATHER_VERBOSE=1 and checks that the alpha, beta and delta it measured
 are within 10 % of the platform's.
 

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Proves that scripts/smpi-torus.sh maps MPI_Cart_create's row-major ranks
-// onto SimGrid's torus so that torus neighbours are one hop apart (issue 5 §3:
-// SimGrid numbers hosts with dimension 0 varying fastest).
+// onto SimGrid's torus so that torus neighbours are one hop apart (SimGrid
+// numbers hosts with dimension 0 varying fastest).
 //
 //   smpi-torus.sh --dims 3x4x5 --lat 1us -- tg-neighbour-hops-smpi 1e-6
 //

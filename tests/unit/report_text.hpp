@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The simulator's errors as one string, for test failure messages.
 #pragma once
 

@@ -1,4 +1,5 @@
-// The latency family (seeds 002, 003 and 004): round counts, route lengths and
+// SPDX-License-Identifier: BSD-3-Clause
+// The latency family (Monakhova & Monakhov; Barrière, Cohen & Mitjana; Delmas & Pérennes): round counts, route lengths and
 // arc-disjointness as the papers state them, checked by stepping through
 // every rank; and the simulator's checks of routed calls can fail.
 #include <gtest/gtest.h>
@@ -33,7 +34,7 @@ class Handmade final : public ExplicitSchedule {
 
 }  // namespace
 
-// Seed 004 Prop. 5.8: TM(7)^3 in 4 rounds, cost 4α + 12δ + ...: the dipaths
+// Delmas & Pérennes Prop. 5.8: TM(7)^3 in 4 rounds, cost 4α + 12δ + ...: the dipaths
 // of rounds 2-a and 2-b have at most 5 hops and are arc-disjoint.
 TEST(LeeCode, SevenCubedInFourRoundsAndTwelveHops) {
   const LeeCodeSchedule s{Torus({7, 7, 7})};
@@ -80,7 +81,7 @@ TEST(LeeCode, RoundsOnEveryShapeItAccepts) {
   }
 }
 
-// Seed 004 Prop. 6.3: the large-message variant on TM(7)^3 in 5 rounds and
+// Delmas & Pérennes Prop. 6.3: the large-message variant on TM(7)^3 in 5 rounds and
 // 13 hops, the broadcast split into 3-a (each code node sends neighbour y
 // the piece m_c(y)) and 3-b (the non-code nodes pass their piece on, the
 // code nodes send m_0). The largest messages sum to 1 + 7 + 49 + 48 + 49
@@ -149,7 +150,7 @@ TEST(LeeCode, DeclinesOtherShapes) {
   }
 }
 
-// Seed 002 Props. 7 and 8: D* rounds on G(N; s, s+1) for every N > 4, with
+// Monakhova & Monakhov Props. 7 and 8: D* rounds on G(N; s, s+1) for every N > 4, with
 // at most D* blocks on a link per round; s from the intervals (4) and (5).
 TEST(Circulant, DiameterRoundsForEveryNUpTo200) {
   EXPECT_EQ(CirculantSchedule::chord(31), 4);  // G(N; 4, 5) for 31 <= N <= 51 (Fig. 2)
@@ -333,7 +334,7 @@ TEST(LeeCode, StreamedCallsAreTheKeptOnes) {
   EXPECT_THROW(LeeCodeSchedule::stream(Torus({8, 8}), false, [](long long, const Call&) {}), std::invalid_argument);
 }
 
-// Seed 003 §4.1 and §4.3: C(N, c) for every even N up to 160 and every odd
+// Barrière, Cohen & Mitjana §4.1 and §4.3: C(N, c) for every even N up to 160 and every odd
 // chord: the three phases in 2⌈log2 s⌉ + (gossip among r) rounds, the calls
 // of a round edge-disjoint (every call and its way back are arc-disjoint)
 // and one-port (a rank talks to one partner per round: the line model).
@@ -434,7 +435,7 @@ TEST(ChordalRing, PaperPathsAtScaleAndTheBestChord) {
   }
 }
 
-// The hierarchical three-phase (seed 003's phases with the machine's nodes as
+// The hierarchical three-phase (Barrière, Cohen & Mitjana's phases with the machine's nodes as
 // components): 2⌈log2 g⌉ + the leaders' gossip (⌈log2 r⌉ for r even,
 // Algorithm 3's for r odd) rounds, one call per ordered pair and round,
 // complete; for nodes of consecutive ranks, of unequal sizes, and for

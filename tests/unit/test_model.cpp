@@ -1,4 +1,5 @@
-// The selector's cost model (issue 7): profiles of schedules and of the
+// SPDX-License-Identifier: BSD-3-Clause
+// The selector's cost model: profiles of schedules and of the
 // vendors' algorithms, the vendors' published selections, predictions with
 // known α, β, δ and o, the choice, and TORUSGATHER_TUNE's parser.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The simulator must reject broken schedules, and its two methods must agree.
 #include <gtest/gtest.h>
 

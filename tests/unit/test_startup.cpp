@@ -1,4 +1,5 @@
-// The start-up trade-off family (seed 001): circgos(n, a, b) with k packets
+// SPDX-License-Identifier: BSD-3-Clause
+// The start-up trade-off family (Juurlink, Rao & Sibeyn): circgos(n, a, b) with k packets
 // per axis, its limits approach 1 and approach 2, the cost formula against
 // what the simulator measures, and the parameter search.
 #include <gtest/gtest.h>
