@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages torusgather needs, if any are missing, plus
 # any packages named as arguments (scripts/lab.sh adds python3-matplotlib).
 # Needs root (or sudo) only when something has to be installed.
 set -euo pipefail
 
-packages=(g++ gfortran make cmake pkgconf valgrind mpich libmpich-dev openmpi-bin libopenmpi-dev libboost-mpi-dev libbenchmark-dev
+packages=(g++ gfortran make cmake ccache pkgconf valgrind mpich libmpich-dev openmpi-bin libopenmpi-dev libboost-mpi-dev libbenchmark-dev
           libgtest-dev libsimgrid-dev python3 python3-mpi4py "$@")
 
 missing=()

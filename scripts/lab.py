@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The benchmark lab (issue 5): torusgather against SimGrid SMPI's allgathers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The benchmark lab: torusgather against SimGrid SMPI's allgathers
 on simulated tori, and against the vendor on this machine, with the physical
 bound; appends to build/lab/results.csv and regenerates docs/performance.md.
 
@@ -9,6 +10,7 @@ Run through scripts/lab.sh, which installs what is missing and builds first.
   lab.sh --quick              4x4x4, sizes 8, 1K, 64K, 1M
   lab.sh --dims 6x6x6 --sizes 8,65536 --algorithms hamiltonian,smpi-ompi
   lab.sh --report-only        regenerate docs/performance.md from results.csv
+  --quick and custom runs write build/lab/report/performance.md instead (--publish: docs/)
 
 Every simulated run goes through scripts/smpi-torus.sh (platform generator,
 rank mapping) and tg-bench-smpi (each rank starts at the same simulated
@@ -289,7 +291,10 @@ def main():
     ap.add_argument("--real-only", action="store_true", help="no simulations: only the real-MPI table")
     ap.add_argument("--build", default=os.environ.get("TORUSGATHER_BUILD_DIR", os.path.join(ROOT, "build")))
     ap.add_argument("--report-only", action="store_true", help="only regenerate docs/performance.md")
-    ap.add_argument("--no-report", action="store_true", help="do not touch docs/performance.md")
+    ap.add_argument("--no-report", action="store_true", help="write no report")
+    ap.add_argument("--publish", action="store_true",
+                    help="write the report to docs/performance.md even for a --quick or custom run "
+                         "(the default set writes it there anyway)")
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
     try:
@@ -361,7 +366,13 @@ def main():
     if not args.no_report:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import lab_report
-        lab_report.write(results_csv, runs_json, out, ROOT)
+        # Only the default set (or --publish) replaces the committed report;
+        # --quick and custom runs write build/lab/report/performance.md.
+        custom = args.quick or any(a.startswith(("--dims", "--sizes", "--algorithms", "--bw", "--lat", "--sharing",
+                                                 "--limiter", "--overhead", "--vendor", "--real-only"))
+                                   for a in sys.argv[1:])
+        report_dir = None if args.publish or not custom else os.path.join(out, "report")
+        lab_report.write(results_csv, runs_json, out, ROOT, report_dir)
     if not args.report_only and failed:
         sys.exit(1)
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The benchmark lab: torusgather against SimGrid SMPI's allgathers on
 # simulated tori (with the physical bound) and against the vendor's
 # MPI_Allgather on this machine. Installs what is missing, builds, runs the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes docs/performance.md and its plots from build/lab/results.csv and
 build/lab/runs.json (called by scripts/lab.py; `lab.sh --report-only` reruns it)."""
 
@@ -206,7 +207,7 @@ def best_reachable(s, size, vendor="smpi-ompi"):
 
 
 def auto_table(scenarios):
-    """auto's time over the best single algorithm's, per platform and size (issue 7's target: <= 1.10)."""
+    """auto's time over the best single algorithm's, per platform and size (target: <= 1.10)."""
     scenarios = [s for s in scenarios if any(a == "auto" for (a, _) in s.ran)]
     sizes = sorted({b for s in scenarios for (a, b) in s.ran if a == "auto"})
     head = ["s"] + [s.platform for s in scenarios]
@@ -303,12 +304,15 @@ def real_table(csv_path):
     return "\n".join(lines), rows[0]["ranks"], iters_text, rows[0]["reps"]
 
 
-def write(results_csv, runs_json, lab_dir, root):
+def write(results_csv, runs_json, lab_dir, root, out_dir=None):
+    """Writes performance.md and its plots (img/) into out_dir, by default
+    the project's docs/."""
+    out_dir = out_dir or os.path.join(root, "docs")
     latest = load_results(results_csv)
     scenarios = scenarios_from(latest)
     runs = json.load(open(runs_json)) if os.path.exists(runs_json) else []
     last = runs[-1] if runs else {}
-    img_dir = os.path.join(root, "docs", "img")
+    img_dir = os.path.join(out_dir, "img")
     os.makedirs(img_dir, exist_ok=True)
     out = []
     w = out.append
@@ -379,7 +383,7 @@ def write(results_csv, runs_json, lab_dir, root):
         w("## auto against the best single algorithm (simulated)")
         w("")
         w("The time of `auto` divided by the time of the fastest single algorithm at that size, "
-          "torusgather's or SMPI's (issue 7's target: at most 1.10). In torusgather's simulations SMPI's "
+          "torusgather's or SMPI's (target: at most 1.10). In torusgather's simulations SMPI's "
           "allgather is `ompi` (lab.py `--vendor`): `auto` models it and delegates to it where it predicts "
           "it fastest. Beside a ratio above 1.00: what auto ran and what was fastest, and where that "
           "is an SMPI algorithm other than `ompi`'s choice (which auto cannot ask the vendor for), "
@@ -474,7 +478,7 @@ def write(results_csv, runs_json, lab_dir, root):
         w("|---|---|")
         for k, v in last.get("versions", {}).items():
             w(f"| {k} | {v} |")
-    path = os.path.join(root, "docs", "performance.md")
+    path = os.path.join(out_dir, "performance.md")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
-    print(f"lab: wrote {os.path.relpath(path, root)} and its plots in docs/img/")
+    print(f"lab: wrote {os.path.relpath(path, root)} and its plots in {os.path.relpath(img_dir, root)}/")

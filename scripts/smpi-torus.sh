@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs an MPI program built with smpicxx on a simulated torus (SimGrid SMPI).
 #
 #   scripts/smpi-torus.sh --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ompi]
