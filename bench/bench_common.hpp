@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What tg-bench and the Google Benchmark suite share: how a timed call
 // starts, which allgather a name means, and the buffers under SimGrid.
 #pragma once

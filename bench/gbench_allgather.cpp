@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tg-gbench: the allgather algorithms as Google Benchmark benchmarks, one per
-// algorithm x block size, under mpirun or smpirun (issue 5 §2).
+// algorithm x block size, under mpirun or smpirun (see README, "Tools").
 //
 //   mpirun -np 8 tg-gbench [--sizes 8,1K,1M] [--algorithms vendor,auto,...] [--benchmark_* flags]
 //

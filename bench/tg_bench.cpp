@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tg-bench: torusgather against the vendor's MPI_Allgather, in the style of
 // OSU's osu_allgather. The same source builds with mpicxx (real MPI) and with
 // smpicxx (SimGrid SMPI, simulated torus; times are then simulated seconds).

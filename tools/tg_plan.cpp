@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // tg-plan: build a schedule for a torus shape, verify it on all P virtual
 // ranks, and report rounds, link loads and volume (readable or --json).
 #include <algorithm>
@@ -38,7 +39,7 @@ void usage(FILE* out) {
                "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --list\n"
-               "       tg-plan --table2 [--json]   (seed 000's Table 2 from the constructed schedules)\n"
+               "       tg-plan --table2 [--json]   (Meyer & Sibeyn's Table 2 from the constructed schedules)\n"
                "Builds the schedule, runs it on all P virtual ranks (step-through up to %lld ranks;\n"
                "beyond, call by call for schedules given as calls, else the structural proof) and\n"
                "reports rounds, link loads, route lengths and volume. lee-code on more than %lld ranks\n"
@@ -58,7 +59,7 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-/// Seed 000 (Meyer & Sibeyn 1998), Table 2: time units on an n^d torus,
+/// Meyer & Sibeyn (Meyer & Sibeyn 1998), Table 2: time units on an n^d torus,
 /// rows Šoch-Tvrdík / §3 / §4, cells d = 2 and d = 3, columns r.
 struct Table2Row {
   int n;
@@ -108,7 +109,7 @@ int table2(bool json) {
     }
   bool ok = true;
   if (!json) {
-    std::printf("Seed 000, Table 2: time units (steps x (s'/s + r)) on an n x ... x n torus, d = 2 | d = 3\n");
+    std::printf("Meyer & Sibeyn, Table 2: time units (steps x (s'/s + r)) on an n x ... x n torus, d = 2 | d = 3\n");
     std::printf("ours = computed here, paper = Table 2; constructed = from the schedules built and proven here\n");
     std::printf("%-3s %-4s %-24s %-24s %-24s\n", "n", "alg", "r = 0.01", "r = 0.1", "r = 1");
   } else {
@@ -445,7 +446,7 @@ int main(int argc, char** argv) {
         schedule = std::make_unique<CubgosSchedule>(torus, params);
       }
     } else if (lee && torus.size() > LeeCodeSchedule::kMaxRanks && (method == "auto" || method == "calls")) {
-      // Too large to keep the calls (seed 004 §5.2's 49x49x49): check them
+      // Too large to keep the calls (Delmas & Pérennes §5.2's 49x49x49): check them
       // as they are made. The same generator builds the kept schedule.
       if (why = LeeCodeSchedule::not_streamable(torus, lee_large); !why.empty()) {
         print_declined(json, info->name, torus, why);
