@@ -35,6 +35,7 @@ program allgather
       print '(a,i0,a)', 'Fortran MPI_ALLGATHER on ', nranks, ' ranks: WRONG'
     end if
   end if
+  deallocate(all, inplace)
   call MPI_FINALIZE(ierr)
   if (total /= 0) stop 1
 end program allgather
