@@ -10,6 +10,8 @@ build=${TORUSGATHER_BUILD_DIR:-build}
 # that the openmpi, mpich and sanitize builds compile alike, and keeps them
 # for the next run.
 launcher=()
+# Paths relative to the checkout, so that a fresh clone (CI) hits too.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
