@@ -3,13 +3,13 @@
 # The test command: installs what is missing, builds, and runs the test
 # suites; its exit status is the verdict.
 #
-#   ./scripts/test.sh          the default tier (what CI runs, about 12 minutes here):
+#   ./scripts/test.sh          the default tier (what CI runs, about 10 minutes here):
 #       openmpi   build/: unit tests, tg-plan checks, MPI tests at 1..25 ranks,
 #                 PMPI preload, install + consumer, valgrind subset, SimGrid
 #       mpich     build-mpich/: the MPI tests built and run with MPICH, at <= 6 ranks
 #       sanitize  build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer,
 #                 unit tests and the MPI tests at <= 6 ranks
-#   ./scripts/test.sh --full   every test of every suite (about 35 minutes): adds
+#   ./scripts/test.sh --full   every test of every suite (about 17 minutes): adds
 #                 the proofs at 10^6 ranks, lee-code on 49x49x49, the every-shape
 #                 sweeps, the 10,000-cycle leak test, the large SimGrid tori and
 #                 the MPICH and sanitizer runs at 8 ranks and more
