@@ -2,6 +2,8 @@
 // tg-plan: build a schedule for a torus shape, verify it on all P virtual
 // ranks, and report rounds, link loads and volume (readable or --json).
 #include <algorithm>
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +34,9 @@ void usage(FILE* out) {
   std::fprintf(out,
                "usage: tg-plan --dims NxM[xK...] --algorithm NAME [--json] [--method auto|step-through|calls|structural]\n"
                "       tg-plan --ranks N --algorithm NAME ...   (the same as --dims N)\n"
+               "       tg-plan --dims D --algorithm NAME --plan-only [--rank R] [--json]\n"
+               "               rank R's plan as the library builds it at run time (no verification):\n"
+               "               build_seconds (build and walk R's rounds) and plan_bytes (heap kept)\n"
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
                "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1)\n"
@@ -337,7 +342,8 @@ int main(int argc, char** argv) {
   int packets = 0, chord = 0, node_size = 0;
   double r = -1;
   std::string params_text;
-  bool json = false, table = false;
+  bool json = false, table = false, plan_only = false;
+  long long plan_rank = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -357,6 +363,8 @@ int main(int argc, char** argv) {
     else if (a == "--params") params_text = value();
     else if (a == "--method") method = value();
     else if (a == "--json") json = true;
+    else if (a == "--plan-only") plan_only = true;
+    else if (a == "--rank") plan_rank = std::atoll(value().c_str());
     else if (a == "--table2") table = true;
     else if (a == "--svg") svg = value();
     else if (a == "--list") {
@@ -387,6 +395,12 @@ int main(int argc, char** argv) {
   }
   try {
     const Torus torus(parse_dims(dims_text));
+    if (plan_only && (plan_rank < 0 || plan_rank >= torus.size())) {
+      std::fprintf(stderr, "tg-plan: --rank must be in 0..%lld\n", static_cast<long long>(torus.size()) - 1);
+      return 2;
+    }
+    // What the heap holds before the build: the plan's bytes are the growth.
+    const std::size_t heap_before = mallinfo2().uordblks;
     const auto start = std::chrono::steady_clock::now();
     std::string why;
     std::unique_ptr<Schedule> schedule;
@@ -445,7 +459,7 @@ int main(int argc, char** argv) {
         }
         schedule = std::make_unique<CubgosSchedule>(torus, params);
       }
-    } else if (lee && torus.size() > LeeCodeSchedule::kMaxRanks && (method == "auto" || method == "calls")) {
+    } else if (lee && !plan_only && torus.size() > LeeCodeSchedule::kMaxRanks && (method == "auto" || method == "calls")) {
       // Too large to keep the calls (Delmas & Pérennes §5.2's 49x49x49): check them
       // as they are made. The same generator builds the kept schedule.
       if (why = LeeCodeSchedule::not_streamable(torus, lee_large); !why.empty()) {
@@ -473,10 +487,34 @@ int main(int argc, char** argv) {
     } else {
       schedule = try_build(*info, torus, &why);
     }
+    if (schedule && plan_only) {
+      // As the executor does at each call: rank R's program, every round.
+      auto program = schedule->program(static_cast<Rank>(plan_rank));
+      RoundOps ops;
+      for (long long round = 0; round < schedule->rounds(); ++round) program->next_round(ops);
+    }
     const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!schedule) {
       print_declined(json, info->name, torus, why);
       return 1;
+    }
+    if (plan_only) {
+      // Every rank builds the same schedule object at run time (no
+      // verification): its heap is what each rank keeps per communicator.
+      const std::size_t heap_after = mallinfo2().uordblks;
+      const long long plan_bytes =
+          heap_after > heap_before ? static_cast<long long>(heap_after - heap_before) : 0;
+      if (json)
+        std::printf("{\"algorithm\": \"%s\", \"dims\": \"%s\", \"ranks\": %lld, \"rank\": %lld, \"rounds\": %lld, "
+                    "\"build_seconds\": %.6f, \"plan_bytes\": %lld}\n",
+                    info->name, torus.to_string().c_str(), static_cast<long long>(torus.size()), plan_rank,
+                    schedule->rounds(), build_seconds, plan_bytes);
+      else
+        std::printf("%s on a %s torus (%lld ranks), rank %lld's plan: %lld rounds, built and walked in %.6f s, "
+                    "%lld bytes kept\n",
+                    info->name, torus.to_string().c_str(), static_cast<long long>(torus.size()), plan_rank,
+                    schedule->rounds(), build_seconds, plan_bytes);
+      return 0;
     }
     if (!svg.empty() && !write_svg(*schedule, svg, &why)) {
       std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
