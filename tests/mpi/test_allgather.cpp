@@ -134,7 +134,9 @@ std::string shape_name(const std::vector<int>& dims) {
 /// Algorithms whose executor paths together cover all of them: block sets
 /// as nested vectors (dim-rings), blocks cut into colours (hamiltonian),
 /// relay buffers (partial-cycles-ti), routed calls with block ranges
-/// (lee-code) and ranges cut into pieces (bridgehead-coloured), and auto.
+/// (lee-code, where the rank count allows a Lee code: 3, 6, 9, 12, 25; the
+/// other routed schedules run them at every count with the two cases below)
+/// and ranges cut into pieces (bridgehead-coloured), and auto.
 /// They run every datatype case; the others run one contiguous and one
 /// derived case. The simulator proves every schedule on every shape (tg-plan
 /// and the unit tests): here the question is the MPI code that runs them.
