@@ -433,9 +433,32 @@ class DoublingColouring final : public LinkColouring {
 
 std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t) { return DoublingColouring::make(t); }
 
+std::unique_ptr<LinkColouring> odd_cube_decomposition(const Torus& t) {
+  const std::vector<int> axes = t.active_axes();
+  if (axes.size() != 3) return nullptr;
+  const int m = t.dim(axes[0]);
+  if (m % 2 == 0 || t.dim(axes[1]) != m || t.dim(axes[2]) != m) return nullptr;
+  // The rule gives, per rank and cycle, the axis the cycle leaves by (as a
+  // digit string "abc": cycle c takes axis digit c); a link's colour is the
+  // cycle whose digit names its axis.
+  return std::make_unique<FunctionColouring>(
+      t, "closed form for odd m x m x m (Knuth 2026, layer rule on (x+y+z) mod m)",
+      [&t, a = axes, m](Rank r, int k) {
+        const int i = t.coord(r, a[0]), j = t.coord(r, a[1]), l = t.coord(r, a[2]);
+        const int s = (i + j + l) % m;
+        const char* leaves = s == 0       ? (j == m - 1 ? "012" : "210")
+                             : s == m - 1 ? (i > 0 ? "120" : "210")
+                                          : (i == m - 1 ? "201" : "102");
+        for (int c = 0; c < 3; ++c)
+          if (leaves[c] - '0' == k) return c;
+        return -1;
+      });
+}
+
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t) {
   if (auto c = square_decomposition(t)) return c;
   if (auto c = gcd_decomposition(t)) return c;
+  if (auto c = odd_cube_decomposition(t)) return c;
   if (auto c = doubling_decomposition(t)) return c;
   return switch_search_decomposition(t);
 }

@@ -49,6 +49,14 @@ std::unique_ptr<LinkColouring> square_decomposition(const Torus& t);
 /// nullptr if no s gives Hamiltonian cycles (never for g = 1).
 std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t);
 
+/// Odd m x m x m: D. E. Knuth's 2026 note "Claude's Cycles" decomposes the
+/// directed torus (arcs v -> v + e_axis) into three directed Hamiltonian
+/// cycles by a rule on s = (x + y + z) mod m; every undirected link is one
+/// such arc, so the three are Hamiltonian cycles of the torus. O(1) per
+/// lookup and no table; not verified at construction (the note proves it
+/// for every odd m; the unit tests and tg-plan's structural proof check it).
+std::unique_ptr<LinkColouring> odd_cube_decomposition(const Torus& t);
+
 /// Any shape: start from "colour k = every link along axis k" and apply
 /// 4-cycle switches (recolour the two pairs of opposite links of a unit
 /// square) that merge cycles, in an order fixed by a seeded generator, so
@@ -61,7 +69,8 @@ std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t);
 /// nullptr if the shape has not 4 sides > 1 or a part does not decompose.
 std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
 
-/// The first construction that applies: square, gcd, doubling, switch search.
+/// The first construction that applies: square, gcd, odd cube, doubling,
+/// switch search.
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t);
 
 }  // namespace torusgather

@@ -73,6 +73,9 @@ TEST(Hamiltonian, PicksTheConstructionByShape) {
   EXPECT_EQ(HamiltonianSchedule(Torus({6, 7})).construction().rfind("4-cycle switch search", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4})).construction().rfind("4-cycle switch search", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({8, 8, 8, 8})).construction().rfind("doubling", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({5, 5, 5})).construction().rfind("closed form for odd m x m x m", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({1, 7, 7, 7})).construction().rfind("closed form for odd m x m x m", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({5, 5, 7})).construction().rfind("4-cycle switch search", 0), 0u);
   // C2 x C_odd (doubled links on the side of 2): the search finds nothing and
   // the algorithm declines; the API then runs dim-rings.
   EXPECT_THROW(HamiltonianSchedule(Torus({2, 3})), std::invalid_argument);
@@ -101,6 +104,21 @@ TEST(Decomposition, ClosedFormsAreHamiltonian) {
   EXPECT_EQ(gcd_decomposition(Torus({5, 7})), nullptr);  // g = 1: never
 }
 
+// Knuth's odd-cube rule, structurally on every odd m up to 41 (68921
+// ranks); even sides and other shapes are not its business.
+TEST(Decomposition, OddCubeRuleIsHamiltonian) {
+  for (int m = 3; m <= 41; m += 2) {
+    const Torus t({m, m, m});
+    auto c = odd_cube_decomposition(t);
+    ASSERT_NE(c, nullptr) << m;
+    std::string why;
+    EXPECT_TRUE(is_hamiltonian_decomposition(*c, &why)) << m << ": " << why;
+  }
+  EXPECT_EQ(odd_cube_decomposition(Torus({4, 4, 4})), nullptr);
+  EXPECT_EQ(odd_cube_decomposition(Torus({5, 5, 7})), nullptr);
+  EXPECT_EQ(odd_cube_decomposition(Torus({5, 5})), nullptr);
+}
+
 TEST(Decomposition, SwitchSearchIsDeterministic) {
   const Torus t({5, 6, 7});
   auto a = switch_search_decomposition(t);
@@ -124,7 +142,7 @@ TEST(Hamiltonian, Every2DShapeWithSidesThreeToFourteen) {
 
 TEST(Hamiltonian, ThreeAndFourDimensionalShapes) {
   const std::vector<std::vector<int>> shapes = {{3, 3, 3}, {3, 3, 4}, {4, 4, 4}, {3, 4, 5}, {4, 5, 6}, {6, 6, 6},
-                                                {5, 5, 5}, {2, 4, 6}, {8, 8, 8}, {3, 3, 3, 3}, {2, 2, 2, 2},
+                                                {5, 5, 5}, {7, 7, 7}, {9, 1, 9, 9}, {2, 4, 6}, {8, 8, 8}, {3, 3, 3, 3}, {2, 2, 2, 2},
                                                 {4, 4, 4, 4}, {3, 4, 5, 6}, {2, 4, 2, 4}, {2, 3, 4, 5},
                                                 {4, 5, 2, 3}, {2, 3, 2, 3}, {1}, {1, 1}};
   for (const auto& dims : shapes) {
