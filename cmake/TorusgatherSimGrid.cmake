@@ -36,10 +36,14 @@ function(torusgather_smpi_object source out_var)
   set(${out_var} ${object} PARENT_SCOPE)
 endfunction()
 
-# torusgather_add_smpi_executable(NAME source... [LIBS -lfoo...])
+# torusgather_add_smpi_executable(NAME source... [NOLIB] [LIBS -lfoo...]);
+# NOLIB: without the library (SMPI copies the whole executable per rank).
 function(torusgather_add_smpi_executable name)
-  cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "NOLIB" "" "LIBS" ${ARGN})
   set(objects ${TORUSGATHER_SMPI_LIBRARY_OBJECTS})
+  if(ARG_NOLIB)
+    set(objects)
+  endif()
   foreach(source ${ARG_UNPARSED_ARGUMENTS})
     torusgather_smpi_object(${source} object)
     list(APPEND objects ${object})
@@ -69,6 +73,7 @@ endif()
 if(TORUSGATHER_SIMGRID_AVAILABLE)
   if(TORUSGATHER_BUILD_BENCH)
     torusgather_add_smpi_executable(tg-bench-smpi bench/tg_bench.cpp)
+    torusgather_add_smpi_executable(tg-plain-allgather-smpi bench/plain_allgather.cpp NOLIB)
     # Google Benchmark's globals live in its shared library, which SMPI does
     # not privatise per simulated rank: only rank 0 ever calls into it.
     if(TARGET tg-gbench)

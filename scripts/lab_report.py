@@ -448,6 +448,13 @@ def write(results_csv, runs_json, lab_dir, root, out_dir=None):
               "ranks, µs; the machine is shared and noisy):")
             w("")
             w(text)
+    scale = os.path.join(root, "docs", "scale-table.md")  # written by scripts/scale.py
+    if os.path.exists(scale):
+        w("")
+        w("## Scale (real: plan building and auto's decision)")
+        w("")
+        with open(scale) as f:
+            w(f.read().rstrip("\n"))
     if last:
         w("")
         w("## Runs and versions")

@@ -9,12 +9,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "model/choice.hpp"
+#include "model/closed_form.hpp"
 #include "schedule/bridgehead.hpp"
 #include "schedule/chordal_ring.hpp"
 #include "schedule/circulant.hpp"
@@ -43,6 +46,10 @@ void usage(FILE* out) {
                "               [--r R]   (bridgehead, bridgehead-coloured, cubgos: pick a, b, k for r = alpha/(s beta); default %g)\n"
                "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
+               "       tg-plan --dims D --select [--sizes 8,1k,64k,1m] [--vendor ompi|mpich|ring|...|none]\n"
+               "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--json]\n"
+               "               what auto chooses per block size with these machine parameters (default: the\n"
+               "               cost model's, alpha 1 us, 10 GB/s) and decide_seconds, rank 0's time for it\n"
                "       tg-plan --list\n"
                "       tg-plan --table2 [--json]   (Meyer & Sibeyn's Table 2 from the constructed schedules)\n"
                "Builds the schedule, runs it on all P virtual ranks (step-through up to %lld ranks;\n"
@@ -337,12 +344,99 @@ void print_report(bool json, const char* name, const Torus& torus, const std::st
 
 }  // namespace
 
+/// tg-plan --select: the decision `auto` takes on rank 0 for each size
+/// (every profile computed here, as rank 0 does before broadcasting).
+int select_report(const Torus& torus, const std::vector<long long>& sizes, const Machine& machine,
+                  const std::string& vendor, bool json) {
+  std::map<std::string, CostProfile> profiles;
+  std::map<std::string, std::string> no_profile;
+  std::map<std::string, std::unique_ptr<Schedule>> built;
+  std::map<std::string, std::map<long, std::string>> params_cache;
+  ChoiceContext ctx;
+  ctx.torus = &torus;
+  ctx.machine = machine;
+  ctx.vendor_model = vendor;
+  ctx.params_cache = &params_cache;
+  ctx.profile_of = [&](const std::string& key, const ProfileCompute& compute, const CostProfile** out,
+                       std::string* why) {
+    if (auto it = profiles.find(key); it != profiles.end()) {
+      *out = &it->second;
+      return 0;
+    }
+    if (auto it = no_profile.find(key); it != no_profile.end()) {
+      *why = it->second;
+      return 0;
+    }
+    CostProfile p;
+    std::string reason;
+    if (const int err = compute(&p, &reason)) return err;
+    if (!reason.empty() || p.runs.empty()) {
+      *why = no_profile[key] = reason.empty() ? "no profile" : reason;
+      *out = nullptr;
+      return 0;
+    }
+    *out = &(profiles[key] = std::move(p));
+    return 0;
+  };
+  ctx.schedule_of = [&](const std::string& name, long long block_bytes, const Schedule** out, std::string* why) {
+    std::string key = name;
+    const TunedAlgorithm* t = tuned_algorithm(name);
+    std::string params;
+    if (t) {
+      if (!tuned_params(ctx, *t, block_bytes, &params, why)) return 0;
+      key += " " + params;
+    }
+    auto it = built.find(key);
+    if (it == built.end()) {
+      std::unique_ptr<Schedule> s = t ? t->build(torus, params) : try_build(*find_algorithm(name), torus, why);
+      it = built.emplace(key, std::move(s)).first;
+    }
+    *out = it->second.get();
+    return 0;
+  };
+  std::vector<std::pair<long long, Candidate>> chosen;
+  std::vector<double> seconds;
+  double total = 0;
+  for (long long size : sizes) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<Candidate> candidates;
+    int best = -1;
+    predict_all(ctx, size, {}, &candidates, &best);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    total += seconds.back();
+    Candidate c;
+    c.name = "dim-rings";  // what auto runs when nothing applies
+    if (best >= 0) c = candidates[static_cast<std::size_t>(best)];
+    chosen.emplace_back(size, c);
+    if (!json) std::printf("blocks of %lld B:\n%s", size, format_table(candidates, best).c_str());
+  }
+  if (json) {
+    std::printf("{\"dims\": \"%s\", \"ranks\": %lld, \"vendor\": \"%s\", \"alpha\": %g, \"beta\": %g, "
+                "\"delta\": %g, \"overhead\": %g, \"choices\": {",
+                torus.to_string().c_str(), static_cast<long long>(torus.size()), json_escape(vendor).c_str(),
+                machine.alpha, machine.beta, machine.delta, machine.overhead);
+    for (std::size_t i = 0; i < chosen.size(); ++i)
+      std::printf("%s\"%lld\": \"%s\"", i ? ", " : "", chosen[i].first, chosen[i].second.name.c_str());
+    std::printf("}, \"predicted_seconds\": {");
+    for (std::size_t i = 0; i < chosen.size(); ++i)
+      std::printf("%s\"%lld\": %.6g", i ? ", " : "", chosen[i].first, chosen[i].second.predicted);
+    std::printf("}, \"decide_seconds\": %.6f, \"decide_seconds_per_size\": [", total);
+    for (std::size_t i = 0; i < seconds.size(); ++i) std::printf("%s%.6f", i ? ", " : "", seconds[i]);
+    std::printf("]}\n");
+  } else {
+    std::printf("decided in %.6f s (rank 0's profiles and predictions for %zu sizes)\n", total, sizes.size());
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::string dims_text, algorithm, method = "auto", svg;
   int packets = 0, chord = 0, node_size = 0;
   double r = -1;
   std::string params_text;
-  bool json = false, table = false, plan_only = false;
+  bool json = false, table = false, plan_only = false, select = false;
+  std::string sizes_text = "8,1k,64k,1m", vendor = "ompi";
+  Machine machine;
   long long plan_rank = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -366,6 +460,13 @@ int main(int argc, char** argv) {
     else if (a == "--plan-only") plan_only = true;
     else if (a == "--rank") plan_rank = std::atoll(value().c_str());
     else if (a == "--table2") table = true;
+    else if (a == "--select") select = true;
+    else if (a == "--sizes") sizes_text = value();
+    else if (a == "--vendor") vendor = value();
+    else if (a == "--alpha") machine.alpha = std::atof(value().c_str());
+    else if (a == "--bandwidth") machine.beta = 1 / std::atof(value().c_str());
+    else if (a == "--delta") machine.delta = std::atof(value().c_str());
+    else if (a == "--overhead") machine.overhead = std::atof(value().c_str());
     else if (a == "--svg") svg = value();
     else if (a == "--list") {
       for (const auto& info : algorithms()) std::printf("%-12s %s\n", info.name, info.description);
@@ -380,6 +481,32 @@ int main(int argc, char** argv) {
     }
   }
   if (table) return table2(json);
+  if (select) {
+    if (dims_text.empty()) {
+      usage(stderr);
+      return 2;
+    }
+    std::vector<long long> sizes;
+    std::stringstream list(sizes_text);
+    for (std::string item; std::getline(list, item, ',');) {
+      long long v = 0;
+      if (!parse_bytes(item, false, &v) || v < 1) {
+        std::fprintf(stderr, "tg-plan: --sizes takes sizes in bytes such as 8,1k,64k,1m, not '%s'\n", item.c_str());
+        return 2;
+      }
+      sizes.push_back(v);
+    }
+    if (!(machine.alpha > 0) || !(machine.beta > 0) || machine.delta < 0 || machine.overhead < 0) {
+      std::fprintf(stderr, "tg-plan: --alpha and --bandwidth must be positive, --delta and --overhead not negative\n");
+      return 2;
+    }
+    try {
+      return select_report(Torus(parse_dims(dims_text)), sizes, machine, vendor == "none" ? "" : vendor, json);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tg-plan: %s\n", e.what());
+      return 2;
+    }
+  }
   if (dims_text.empty() || algorithm.empty()) {
     usage(stderr);
     return 2;

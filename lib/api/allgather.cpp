@@ -15,6 +15,8 @@
 
 #include "api/plan.hpp"
 #include "exec/executor.hpp"
+#include "model/choice.hpp"
+#include "model/closed_form.hpp"
 #include "model/selector.hpp"
 #include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
@@ -242,21 +244,11 @@ int agree(MPI_Comm comm, int err) {
 }
 
 int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::string* why);
-using ProfileComputation = std::function<int(CostProfile*, std::string* why)>;
-int profile_of(Plan& plan, const std::string& key, const ProfileComputation& compute, const CostProfile** out,
+int tuned_of(Plan& plan, const TunedAlgorithm& t, long long block_bytes, const Schedule** out, std::string* why);
+int profile_of(Plan& plan, const std::string& key, const ProfileCompute& compute, const CostProfile** out,
                std::string* why);
 std::string vendor_model();
-
-/// A computation for profile_of: the profile of the schedule `get` gives
-/// (built on rank 0 alone), or why there is none.
-ProfileComputation profiling(const Torus& torus, std::function<int(const Schedule**, std::string*)> get) {
-  return [&torus, get = std::move(get)](CostProfile* p, std::string* why) {
-    const Schedule* s = nullptr;
-    const int err = get(&s, why);
-    if (err == MPI_SUCCESS && s) *p = profile(*s, 4096, &torus);
-    return err;
-  };
-}
+ChoiceContext context_of(Plan& plan, const Machine& m);
 
 /// The profile of the vendor's algorithm `alg` on the plan's torus.
 int vendor_profile_of(Plan& plan, VendorAlgorithm alg, const CostProfile** out, std::string* why) {
@@ -320,7 +312,7 @@ int measure_software(Plan& plan, Calibration* c) {
   int err = agreed_schedule_of(plan, "dim-rings", &rings, &why);
   if (err != MPI_SUCCESS) return err;
   const CostProfile* rp = nullptr;
-  err = profile_of(plan, "dim-rings", profiling(plan.torus, [rings](const Schedule** s, std::string*) {
+  err = profile_of(plan, "dim-rings", profiling(plan.torus, "dim-rings", [rings](const Schedule** s, std::string*) {
     *s = rings;
     return MPI_SUCCESS;
   }), &rp, &why);
@@ -329,7 +321,7 @@ int measure_software(Plan& plan, Calibration* c) {
   if (err != MPI_SUCCESS) return err;
   c->tg_per_round = std::max(0.0, (tg - predict(*rp, c->machine, kBytes)) / static_cast<double>(rp->rounds()));
   VendorAlgorithm alg;
-  if (!vendor_choice(vendor_model(), plan.torus.size(), kBytes, &alg)) return MPI_SUCCESS;
+  if (!vendor_algorithm(context_of(plan, c->machine), kBytes, &alg)) return MPI_SUCCESS;
   const CostProfile* vp = nullptr;
   err = vendor_profile_of(plan, alg, &vp, &why);
   if (err != MPI_SUCCESS || !vp || vp->rounds() == 0) return err;
@@ -393,105 +385,41 @@ int machine_of(Plan& plan, const Machine** m) {
   return MPI_SUCCESS;
 }
 
-/// The algorithms whose a, b, k depend on the block size: circgos per axis
-/// (bridgehead) and the diagonal cubgos/torgos, both Juurlink, Rao & Sibeyn. Parameters
-/// travel as their text form, which is also the schedule's cache key.
-struct Tuned {
-  const char* name;
-  const std::string& (*fixed)();  ///< the environment's parameters, empty if none
-  std::string (*best)(const Torus&, double r);
-  bool (*parse)(const std::string&, const Torus&, std::string* why);
-  std::unique_ptr<Schedule> (*build)(const Torus&, const std::string& params);
-  std::string (*params_of)(const Schedule&);  ///< a schedule's parameters, as text
-};
-
-/// bridgehead and bridgehead-coloured (highdimgos') share their a,b,k per
-/// axis, their text form and TORUSGATHER_BRIDGEHEAD.
-const std::string& bridgehead_fixed() { return environment().bridgehead; }
-bool parse_ring_params(const std::string& text, const Torus& t, std::string* why) {
-  std::vector<RingParams> p;
-  return BridgeheadSchedule::parse(text, t, &p, why);
-}
-std::vector<RingParams> ring_params(const Torus& t, const std::string& text) {
-  std::vector<RingParams> p;
-  std::string why;
-  BridgeheadSchedule::parse(text, t, &p, &why);
-  return p;
-}
-std::string ring_params_of(const Schedule& s) {
-  return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params());
-}
-
-const Tuned* tuned(const std::string& name) {
-  static const Tuned table[] = {
-      {"bridgehead", &bridgehead_fixed,
-       [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best(t, r)); },
-       &parse_ring_params,
-       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
-         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, text));
-       },
-       &ring_params_of},
-      {"bridgehead-coloured", &bridgehead_fixed,
-       [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best_coloured(t, r)); },
-       &parse_ring_params,
-       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
-         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, text), BridgeheadSchedule::Coloured{});
-       },
-       &ring_params_of},
-      {"cubgos", [] () -> const std::string& { return environment().cubgos; },
-       [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
-       [](const std::string& text, const Torus& t, std::string* why) {
-         DiagonalParams p;
-         return CubgosSchedule::parse(text, t, &p, why);
-       },
-       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
-         DiagonalParams p;
-         std::string why;
-         CubgosSchedule::parse(text, t, &p, &why);
-         return std::make_unique<CubgosSchedule>(t, p);
-       },
-       [](const Schedule& s) { return CubgosSchedule::to_string(static_cast<const CubgosSchedule&>(s).params()); }},
-  };
-  for (const auto& t : table)
-    if (name == t.name) return &t;
-  return nullptr;
-}
-
-/// The bucket of blocks of `block_bytes`: r = α/(sβ) rounded to a power of
-/// 2 so that a few schedules serve all block sizes (every rank rounds the
-/// same r: the calibration is agreed and the type signature's size is the
-/// same on all ranks); one bucket if the environment fixes the parameters.
-long tuned_bucket(const Tuned& t, const Machine& m, long long block_bytes) {
-  if (!t.fixed().empty()) return LONG_MIN;
-  return std::lround(std::log2(m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)))));
-}
-
-/// The a, b, k of `t` for blocks of `block_bytes`: the environment's, else
-/// those minimising its cost formula at the bucket's r.
-bool tuned_params(Plan& plan, const Tuned& t, const Machine& m, long long block_bytes, std::string* params,
-                  std::string* why) {
-  if (!t.fixed().empty()) {
-    if (!t.parse(t.fixed(), plan.torus, why)) return false;
-    *params = t.fixed();
-    return true;
+/// The selector's view of this plan: its torus, machine and software
+/// costs, the environment's fixed parameters, and where profiles come from
+/// (profile_of: rank 0 computes, all receive) and schedules (built here).
+ChoiceContext context_of(Plan& plan, const Machine& m) {
+  ChoiceContext ctx;
+  ctx.torus = &plan.torus;
+  ctx.machine = m;
+  ctx.vendor_model = vendor_model();
+#ifdef TORUSGATHER_SMPI
+  ctx.simgrid = true;
+#endif
+  if (plan.calibration) {
+    ctx.tg_per_round = plan.calibration->tg_per_round;
+    ctx.vendor_per_round = plan.calibration->vendor_per_round;
   }
-  const long bucket = tuned_bucket(t, m, block_bytes);
-  auto& known = plan.tuned_params[t.name];
-  auto it = known.find(bucket);
-  if (it == known.end()) it = known.emplace(bucket, t.best(plan.torus, std::exp2(static_cast<double>(bucket)))).first;
-  *params = it->second;
-  return true;
+  ctx.fixed_params = {{"bridgehead", environment().bridgehead},
+                      {"bridgehead-coloured", environment().bridgehead},
+                      {"cubgos", environment().cubgos}};
+  ctx.params_cache = &plan.tuned_params;
+  ctx.profile_of = [&plan](const std::string& key, const ProfileCompute& compute, const CostProfile** out,
+                           std::string* why) { return profile_of(plan, key, compute, out, why); };
+  ctx.schedule_of = [&plan](const std::string& name, long long block_bytes, const Schedule** out, std::string* why) {
+    if (const TunedAlgorithm* t = tuned_algorithm(name)) return tuned_of(plan, *t, block_bytes, out, why);
+    return schedule_of(plan, name, out, why);
+  };
+  return ctx;
 }
-
-std::string tuned_key(const Tuned& t, const std::string& params) { return std::string(t.name) + " " + params; }
 
 /// `t` for blocks of `block_bytes` (see tuned_params), looked up per call
 /// by log2 r alone; schedules are built once per parameter set. Local; an
 /// error (out of memory, a failed construction) is returned, never thrown.
-int tuned_of(Plan& plan, const Tuned& t, const Machine& m, long long block_bytes, const Schedule** out,
-             std::string* why) {
+int tuned_of(Plan& plan, const TunedAlgorithm& t, long long block_bytes, const Schedule** out, std::string* why) {
   *out = nullptr;
-  const long bucket = tuned_bucket(t, m, block_bytes);
+  const ChoiceContext ctx = context_of(plan, plan.calibration->machine);
+  const long bucket = tuned_bucket(ctx, t, block_bytes);
   auto& by_r = plan.tuned_by_r[t.name];
   if (auto it = by_r.find(bucket); it != by_r.end()) {
     *out = it->second;
@@ -501,8 +429,8 @@ int tuned_of(Plan& plan, const Tuned& t, const Machine& m, long long block_bytes
   try {
     inject_fault("build", plan.rank);
     std::string params;
-    if (!tuned_params(plan, t, m, block_bytes, &params, why)) return MPI_SUCCESS;
-    const std::string key = tuned_key(t, params);
+    if (!tuned_params(ctx, t, block_bytes, &params, why)) return MPI_SUCCESS;
+    const std::string key = std::string(t.name) + " " + params;
     const Schedule* s = nullptr;
     if (auto it = plan.schedules.find(key); it != plan.schedules.end())
       s = it->second.get();
@@ -558,7 +486,7 @@ int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::
 /// error, or success with why there is no profile in *why (or ""). A
 /// failure on rank 0 reaches every rank as its error class. Collective on
 /// the plan's communicator the first time a key is asked for.
-int profile_of(Plan& plan, const std::string& key, const ProfileComputation& compute, const CostProfile** out,
+int profile_of(Plan& plan, const std::string& key, const ProfileCompute& compute, const CostProfile** out,
                std::string* why) {
   *out = nullptr;
   if (auto it = plan.profiles.find(key); it != plan.profiles.end()) {
@@ -628,63 +556,9 @@ std::string vendor_model() {
 int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, int* best,
                 const std::string& named = {}) {
   const Machine* m = nullptr;
-  int err = machine_of(plan, &m);
+  const int err = machine_of(plan, &m);
   if (err != MPI_SUCCESS) return err;
-  std::vector<Candidate>& candidates = *out;
-  candidates.clear();
-  for (const AlgorithmInfo& info : algorithms()) {
-    Candidate c;
-    c.name = info.name;
-    c.named_only = info.not_selected != nullptr;
-    c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(plan.torus);
-    if (!c.why_not.empty()) {
-      candidates.push_back(c);
-      continue;
-    }
-    std::string key = c.name;
-    auto compute = profiling(plan.torus, [&plan, &key](const Schedule** s, std::string* why) {
-      return schedule_of(plan, key, s, why);
-    });
-    if (const Tuned* t = tuned(c.name)) {  // the a, b, k of this block size
-      std::string params;
-      if (!tuned_params(plan, *t, *m, block_bytes, &params, &c.why_not)) {
-        candidates.push_back(c);
-        continue;
-      }
-      key = tuned_key(*t, params);
-      c.detail = params;
-      compute = profiling(plan.torus, [&plan, t, m, block_bytes](const Schedule** s, std::string* why) {
-        return tuned_of(plan, *t, *m, block_bytes, s, why);
-      });
-    }
-    if ((err = profile_of(plan, key, compute, &c.profile, &c.why_not)) != MPI_SUCCESS) return err;
-    c.per_round = plan.calibration->tg_per_round;
-    candidates.push_back(c);
-  }
-  Candidate vendor;
-  vendor.name = "vendor";
-  const std::string model = vendor_model();
-  VendorAlgorithm alg;
-  if (!vendor_choice(model, plan.torus.size(), block_bytes, &alg)) {
-    vendor.why_not = "no model of this MPI library's allgather" + (model.empty() ? "" : " '" + model + "'") +
-                     " (TORUSGATHER_VENDOR_MODEL)";
-  } else {
-#ifdef TORUSGATHER_SMPI
-    // SimGrid's "ring" (also in its ompi and mpich selections, and Open MPI's
-    // fallback for neighbour exchange on odd P) is the shift (cost.hpp).
-    // Checked against the simulated times in docs/performance.md.
-    if (alg == VendorAlgorithm::kRing || (alg == VendorAlgorithm::kNeighborExchange && plan.torus.size() % 2))
-      alg = VendorAlgorithm::kShift;
-    // Its recursive doubling ("rdb", and ompi's) is MPICH's on any P.
-    if (alg == VendorAlgorithm::kRecursiveDoubling) alg = VendorAlgorithm::kRecursiveDoublingTree;
-#endif
-    vendor.detail = model + ": " + to_string(alg);
-    if ((err = vendor_profile_of(plan, alg, &vendor.profile, &vendor.why_not)) != MPI_SUCCESS) return err;
-    vendor.per_round = plan.calibration->vendor_per_round;
-  }
-  candidates.push_back(vendor);
-  *best = select(candidates, *m, static_cast<double>(block_bytes));
-  return MPI_SUCCESS;
+  return predict_all(context_of(plan, *m), block_bytes, named, out, best);
 }
 
 /// What `auto` runs for blocks of `block_bytes`: the candidate the cost
@@ -742,11 +616,11 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
   std::string why;
   const Schedule* s = nullptr;
   int err = MPI_SUCCESS;
-  if (const Tuned* t = tuned(first)) {
+  if (const TunedAlgorithm* t = tuned_algorithm(first)) {
     const Machine* m = nullptr;
     if ((err = machine_of(plan, &m)) != MPI_SUCCESS) return err;
-    err = tuned_of(plan, *t, *m, block_bytes, &s, &why);
-    err = agree_once(plan, first + " " + std::to_string(tuned_bucket(*t, *m, block_bytes)), err);
+    err = tuned_of(plan, *t, block_bytes, &s, &why);
+    err = agree_once(plan, first + " " + std::to_string(tuned_bucket(context_of(plan, *m), *t, block_bytes)), err);
   } else {
     err = agreed_schedule_of(plan, first, &s, &why);
   }
@@ -864,7 +738,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
       return raise(comm, err);
     // bridgehead's and cubgos' a, b, k depend on the block size: name them.
-    if (const Tuned* t = tuned(chosen); environment().verbose && t) chosen += " (" + t->params_of(*schedule) + ")";
+    if (const TunedAlgorithm* t = tuned_algorithm(chosen); environment().verbose && t) chosen += " (" + t->params_of(*schedule) + ")";
     if (environment().verbose && chosen == "circulant" && environment().circulant_packets > 0)
       chosen += " (p-gossip, p = " + std::to_string(environment().circulant_packets) + ", " +
                 std::to_string(schedule->rounds()) + " rounds)";

@@ -191,7 +191,7 @@ const char* to_string(VendorAlgorithm a) {
   return "?";
 }
 
-CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
+CostProfile vendor_profile_stepped(const Torus& t, VendorAlgorithm a) {
   const Rank P = t.size();
   CostProfile out;
   if (P < 2) return out;
@@ -205,7 +205,7 @@ CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
       out.add(load.finish(), P - 1);
       return out;
     case VendorAlgorithm::kNeighborExchange: {
-      if (P % 2) return vendor_profile(t, VendorAlgorithm::kRing);  // Open MPI's fallback for odd P
+      if (P % 2) return vendor_profile_stepped(t, VendorAlgorithm::kRing);  // Open MPI's fallback for odd P
       // Step 0: pairs (2i, 2i+1) swap their blocks; then P/2-1 steps in
       // which the pairs alternate between left and right neighbours and
       // swap the two blocks received last.
@@ -222,7 +222,7 @@ CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
       return out;
     }
     case VendorAlgorithm::kRecursiveDoubling:
-      if (P & (P - 1)) return vendor_profile(t, VendorAlgorithm::kBruck);  // Open MPI's fallback
+      if (P & (P - 1)) return vendor_profile_stepped(t, VendorAlgorithm::kBruck);  // Open MPI's fallback
       for (Rank d = 1; d < P; d <<= 1) {
         for (Rank r = 0; r < P; ++r) routed_message(t, load, r, r ^ d, static_cast<double>(d));
         out.add(load.finish());

@@ -89,7 +89,14 @@ enum class VendorAlgorithm {
   kRecursiveDoublingTree
 };
 const char* to_string(VendorAlgorithm a);
+/// The vendor algorithm's profile in closed form (model/closed_form.cpp):
+/// O(d) per step for the ring, Bruck, recursive doubling, neighbour exchange
+/// and linear; the shift has P-1 distinct steps (O(P d)); the recursive
+/// doubling tree on a P that is not a power of two is stepped through.
 CostProfile vendor_profile(const Torus& torus, VendorAlgorithm a);
+/// The same by routing every message of every step: O(P * messages * hops).
+/// The reference the closed forms are tested against.
+CostProfile vendor_profile_stepped(const Torus& torus, VendorAlgorithm a);
 
 /// Which algorithm the vendor's allgather runs for P ranks and blocks of
 /// `block_bytes`: "ompi" (Open MPI 4.1 coll/tuned's fixed decision, also

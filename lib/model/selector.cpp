@@ -36,9 +36,6 @@ std::string format_table(const std::vector<Candidate>& candidates, int chosen) {
   return out;
 }
 
-namespace {
-
-/// "4096", "4k", "1m", "2g" (powers of 1024), or "inf" (-1) if allowed.
 bool parse_bytes(const std::string& s, bool allow_inf, long long* out) {
   if (allow_inf && s == "inf") {
     *out = -1;
@@ -59,8 +56,6 @@ bool parse_bytes(const std::string& s, bool allow_inf, long long* out) {
   *out = v << shift;
   return true;
 }
-
-}  // namespace
 
 bool parse_tune(const std::string& text, const std::vector<std::string>& known, std::vector<TuneRule>* rules,
                 std::string* why) {

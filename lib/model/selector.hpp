@@ -29,6 +29,9 @@ int select(std::vector<Candidate>& candidates, const Machine& m, double block_by
 /// The table select() chose from, one line per candidate, for TORUSGATHER_VERBOSE.
 std::string format_table(const std::vector<Candidate>& candidates, int chosen);
 
+/// "4096", "4k", "1m", "2g" bytes (powers of 1024), or "inf" (-1) if allowed.
+bool parse_bytes(const std::string& s, bool allow_inf, long long* out);
+
 /// One range of TORUSGATHER_TUNE: blocks of [lo, hi) bytes run `algorithm`.
 struct TuneRule {
   long long lo = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
@@ -280,7 +281,34 @@ std::vector<long long> class_rows(const Torus& torus, const DiagonalParams& p) {
 
 }  // namespace
 
+namespace {
+
+/// BridgeheadSchedule::ring_steps without the memo.
+std::vector<long long> ring_steps_of(int n, const RingParams& p);
+
+}  // namespace
+
 std::vector<long long> BridgeheadSchedule::ring_steps(int n, const RingParams& p) {
+  // The parameter searches (best, best_coloured) ask for the same rings
+  // again and again, per axis, per colour and per r bucket: 13 ms per rank
+  // and bucket on 8x8x8 without this memo, 190 ms on 32x32.
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, int, int>, std::vector<long long>> known;
+  const auto key = std::make_tuple(n, p.a, p.b, p.k);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  std::vector<long long> steps = ring_steps_of(n, p);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known.size() > 100000) known.clear();  // bounded: rings of a few shapes fill it
+  known.emplace(key, steps);
+  return steps;
+}
+
+namespace {
+
+std::vector<long long> ring_steps_of(int n, const RingParams& p) {
   std::vector<long long> out;
   if (n <= 1) return out;
   // Phase 1: the segments concentrate side by side; step j costs the
@@ -309,6 +337,8 @@ std::vector<long long> BridgeheadSchedule::ring_steps(int n, const RingParams& p
   }
   return out;
 }
+
+}  // namespace
 
 StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long unit) {
   StepCost c;

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "model/choice.hpp"
+
+#include <climits>
+#include <cmath>
+
+#include "model/closed_form.hpp"
+#include "schedule/bridgehead.hpp"
+#include "schedule/registry.hpp"
+
+namespace torusgather {
+namespace {
+
+std::vector<RingParams> ring_params(const Torus& t, const std::string& text) {
+  std::vector<RingParams> p;
+  std::string why;
+  BridgeheadSchedule::parse(text, t, &p, &why);
+  return p;
+}
+bool parse_ring_params(const std::string& text, const Torus& t, std::string* why) {
+  std::vector<RingParams> p;
+  return BridgeheadSchedule::parse(text, t, &p, why);
+}
+std::string ring_params_of(const Schedule& s) {
+  return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params());
+}
+
+}  // namespace
+
+const TunedAlgorithm* tuned_algorithm(const std::string& name) {
+  // bridgehead and bridgehead-coloured (highdimgos') share their a, b, k per
+  // axis, their text form and TORUSGATHER_BRIDGEHEAD.
+  static const TunedAlgorithm table[] = {
+      {"bridgehead", "TORUSGATHER_BRIDGEHEAD",
+       [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best(t, r)); },
+       &parse_ring_params,
+       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
+         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, text));
+       },
+       &ring_params_of},
+      {"bridgehead-coloured", "TORUSGATHER_BRIDGEHEAD",
+       [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best_coloured(t, r)); },
+       &parse_ring_params,
+       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
+         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, text), BridgeheadSchedule::Coloured{});
+       },
+       &ring_params_of},
+      {"cubgos", "TORUSGATHER_CUBGOS",
+       [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
+       [](const std::string& text, const Torus& t, std::string* why) {
+         DiagonalParams p;
+         return CubgosSchedule::parse(text, t, &p, why);
+       },
+       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
+         DiagonalParams p;
+         std::string why;
+         CubgosSchedule::parse(text, t, &p, &why);
+         return std::make_unique<CubgosSchedule>(t, p);
+       },
+       [](const Schedule& s) { return CubgosSchedule::to_string(static_cast<const CubgosSchedule&>(s).params()); }},
+  };
+  for (const auto& t : table)
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+long tuned_bucket(const ChoiceContext& ctx, const TunedAlgorithm& t, long long block_bytes) {
+  if (auto it = ctx.fixed_params.find(t.name); it != ctx.fixed_params.end() && !it->second.empty()) return LONG_MIN;
+  const Machine& m = ctx.machine;
+  return std::lround(std::log2(m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)))));
+}
+
+bool tuned_params(const ChoiceContext& ctx, const TunedAlgorithm& t, long long block_bytes, std::string* params,
+                  std::string* why) {
+  if (auto it = ctx.fixed_params.find(t.name); it != ctx.fixed_params.end() && !it->second.empty()) {
+    if (!t.parse(it->second, *ctx.torus, why)) return false;
+    *params = it->second;
+    return true;
+  }
+  const long bucket = tuned_bucket(ctx, t, block_bytes);
+  const double r = std::exp2(static_cast<double>(bucket));
+  if (!ctx.params_cache) {
+    *params = t.best(*ctx.torus, r);
+    return true;
+  }
+  auto& known = (*ctx.params_cache)[t.name];
+  auto it = known.find(bucket);
+  if (it == known.end()) it = known.emplace(bucket, t.best(*ctx.torus, r)).first;
+  *params = it->second;
+  return true;
+}
+
+bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlgorithm* out) {
+  if (!vendor_choice(ctx.vendor_model, ctx.torus->size(), block_bytes, out)) return false;
+  if (ctx.simgrid) {
+    // SimGrid's "ring" (also in its ompi and mpich selections, and Open
+    // MPI's fallback for neighbour exchange on odd P) is the shift
+    // (cost.hpp); checked against the simulated times in docs/performance.md.
+    if (*out == VendorAlgorithm::kRing || (*out == VendorAlgorithm::kNeighborExchange && ctx.torus->size() % 2))
+      *out = VendorAlgorithm::kShift;
+    // Its recursive doubling ("rdb", and ompi's) is MPICH's on any P.
+    if (*out == VendorAlgorithm::kRecursiveDoubling) *out = VendorAlgorithm::kRecursiveDoublingTree;
+  }
+  return true;
+}
+
+ProfileCompute profiling(const Torus& torus, const std::string& name,
+                         std::function<int(const Schedule**, std::string*)> get) {
+  if (torus.size() > kSteppedProfileLimit)
+    return [&torus, name](CostProfile* p, std::string* why) {
+      if (!closed_form_profile(name, torus, p)) *why = kNoClosedForm;
+      return 0;
+    };
+  return [&torus, name, get = std::move(get)](CostProfile* p, std::string* why) {
+    const Schedule* s = nullptr;
+    const int err = get(&s, why);
+    if (err == 0 && s && !closed_form_profile(name, torus, p)) *p = profile(*s, 4096, &torus);
+    return err;
+  };
+}
+
+int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::string& named,
+                std::vector<Candidate>* out, int* best) {
+  const Torus& torus = *ctx.torus;
+  std::vector<Candidate>& candidates = *out;
+  candidates.clear();
+  for (const AlgorithmInfo& info : algorithms()) {
+    Candidate c;
+    c.name = info.name;
+    c.named_only = info.not_selected != nullptr;
+    c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(torus);
+    if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !has_closed_form(c.name)) c.why_not = kNoClosedForm;
+    if (!c.why_not.empty()) {
+      candidates.push_back(c);
+      continue;
+    }
+    std::string key = c.name;
+    if (const TunedAlgorithm* t = tuned_algorithm(c.name)) {  // the a, b, k of this block size
+      std::string params;
+      if (!tuned_params(ctx, *t, block_bytes, &params, &c.why_not)) {
+        candidates.push_back(c);
+        continue;
+      }
+      key = std::string(t->name) + " " + params;
+      c.detail = params;
+    }
+    const std::string name = c.name;
+    const ProfileCompute compute = profiling(torus, name, [&ctx, &name, block_bytes](const Schedule** s, std::string* why) {
+      return ctx.schedule_of(name, block_bytes, s, why);
+    });
+    if (const int err = ctx.profile_of(key, compute, &c.profile, &c.why_not)) return err;
+    c.per_round = ctx.tg_per_round;
+    candidates.push_back(c);
+  }
+  Candidate vendor;
+  vendor.name = "vendor";
+  VendorAlgorithm alg;
+  if (!vendor_algorithm(ctx, block_bytes, &alg)) {
+    vendor.why_not = "no model of this MPI library's allgather" +
+                     (ctx.vendor_model.empty() ? "" : " '" + ctx.vendor_model + "'") + " (TORUSGATHER_VENDOR_MODEL)";
+  } else {
+    vendor.detail = ctx.vendor_model + ": " + to_string(alg);
+    const ProfileCompute compute = [&torus, alg](CostProfile* p, std::string*) {
+      *p = vendor_profile(torus, alg);
+      return 0;
+    };
+    if (const int err = ctx.profile_of(std::string("vendor ") + to_string(alg), compute, &vendor.profile, &vendor.why_not))
+      return err;
+    vendor.per_round = ctx.vendor_per_round;
+  }
+  candidates.push_back(vendor);
+  *best = select(candidates, ctx.machine, static_cast<double>(block_bytes));
+  return 0;
+}
+
+}  // namespace torusgather

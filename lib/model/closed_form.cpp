@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Cost profiles from the constructions, without building or stepping through
+// a schedule: O(rounds * d) or less. tests/unit/test_closed_form.cpp checks
+// each against profile() / vendor_profile_stepped() round by round.
+#include "model/closed_form.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "schedule/dim_rings.hpp"
+
+namespace torusgather {
+namespace {
+
+/// Hops of a displacement x (0..n-1) along a ring of n, the shorter way,
+/// and whether it goes the + way (ties go +, as routed_message does).
+int ring_hops(long long x, int n) { return static_cast<int>(std::min<long long>(x, n - x)); }
+
+/// The round in which every rank r (of `parity` if >= 0) sends `blocks` to
+/// r + i (mod P), each message on its dimension-order route (axis 0 first).
+///
+/// Row-major ranks add i digit by digit from the last axis, so the move on
+/// axis a is (i_a + c) mod n_a with c the carry out of the axes after a. A
+/// message crosses axis a while its coordinates after a are still its
+/// source's, so every axis-a link sees one carry c, and the messages that
+/// cross it come from the h positions before it on its ring, one source
+/// each: the link carries exactly h(i_a + c) messages in the direction of
+/// that move. Carry 1 into axis a occurs iff i's digits after a are not all
+/// zero; carry 0 always. A subset of the ranks (a parity) can only lower a
+/// link's load; the one caller that uses it (neighbour exchange, i = +-1)
+/// has at most one message per link either way (cost.hpp).
+RoundCost shift_round(const Torus& t, Rank i, double blocks, int parity = -1) {
+  RoundCost c;
+  const Rank P = t.size();
+  i = ((i % P) + P) % P;
+  if (i == 0) return c;
+  const int d = t.ndims();
+  int messages = 0;
+  bool suffix_nonzero = false;  // i's digits after axis a
+  for (int a = d - 1; a >= 0; --a) {
+    const int n = t.dim(a);
+    const int digit = t.coord(i, a);
+    messages = std::max(messages, ring_hops(digit % n, n));
+    if (suffix_nonzero) messages = std::max(messages, ring_hops((digit + 1) % n, n));
+    suffix_nonzero = suffix_nonzero || digit != 0;
+  }
+  if (parity >= 0) messages = std::min(messages, 1);
+  // The longest route: a DP over the axes from the last, the state being the
+  // carry into the axis and the parity of the source's coordinates so far.
+  constexpr int kNone = std::numeric_limits<int>::min();
+  std::array<std::array<int, 2>, 2> best{};  // [carry][parity]
+  for (auto& row : best) row.fill(kNone);
+  best[0][0] = 0;
+  for (int a = d - 1; a >= 0; --a) {
+    const int n = t.dim(a);
+    const int digit = t.coord(i, a);
+    const int odd_stride = static_cast<int>(t.stride(a) & 1);
+    std::array<std::array<int, 2>, 2> next{};
+    for (auto& row : next) row.fill(kNone);
+    for (int carry = 0; carry < 2; ++carry)
+      for (int par = 0; par < 2; ++par) {
+        if (best[carry][par] == kNone) continue;
+        const int h = best[carry][par] + ring_hops((digit + carry) % n, n);
+        // The source's coordinate x on this axis decides the carry out and
+        // its parity; x and x + 2 behave alike except near the wrap, so the
+        // four (carry, parity) outcomes are all found among a few x.
+        for (int x : {0, 1, n - 2, n - 1, n - 1 - digit - carry, n - digit - carry}) {
+          if (x < 0 || x >= n) continue;
+          const int out = x + digit + carry >= n ? 1 : 0;
+          const int p = par ^ (x & odd_stride);
+          next[out][p] = std::max(next[out][p], h);
+        }
+      }
+    best = next;
+  }
+  int hops = 0;
+  for (int carry = 0; carry < 2; ++carry)
+    for (int par = 0; par < 2; ++par)
+      if (parity < 0 || par == parity) hops = std::max(hops, best[carry][par]);
+  c.link_blocks = messages * blocks;
+  c.recv_blocks = blocks;
+  c.sends = c.recvs = 1;
+  c.hops = hops;
+  return c;
+}
+
+/// dim-rings (Juurlink, Rao & Sibeyn, approach 1): in each round every
+/// colour still working sends one message each way along its phase's axis;
+/// colours on the same axis share its links.
+CostProfile dim_rings_profile(const Torus& t) {
+  const DimRingsSchedule s(t);
+  CostProfile out;
+  const int k = s.colours();
+  std::vector<long long> length(static_cast<std::size_t>(t.ndims()));
+  for (int a = 0; a < t.ndims(); ++a) length[static_cast<std::size_t>(a)] = t.dim(a) / 2;
+  // Per colour: its phase, the round the phase started after, and the
+  // blocks (in whole blocks) each of its messages carries before the colour cut.
+  std::vector<int> phase(static_cast<std::size_t>(k), 0);
+  std::vector<long long> start(static_cast<std::size_t>(k), 0);
+  std::vector<double> group(static_cast<std::size_t>(k), 1.0);
+  std::vector<double> per_axis(static_cast<std::size_t>(t.ndims()));
+  for (long long round = 1; round <= s.rounds(); ++round) {
+    std::fill(per_axis.begin(), per_axis.end(), 0.0);
+    RoundCost c;
+    c.hops = 1;
+    for (int col = 0; col < k; ++col) {
+      auto i = static_cast<std::size_t>(col);
+      // Skip finished phases (sides of 1 have none: they are not colours' axes).
+      while (phase[i] < k && round > start[i] + length[static_cast<std::size_t>(s.phase_axis(col, phase[i]))]) {
+        const int axis = s.phase_axis(col, phase[i]);
+        start[i] += length[static_cast<std::size_t>(axis)];
+        group[i] *= t.dim(axis);
+        ++phase[i];
+      }
+      if (phase[i] >= k) continue;
+      const int axis = s.phase_axis(col, phase[i]);
+      const int n = t.dim(axis);
+      const bool halves = n % 2 == 0 && round - start[i] == n / 2;
+      const double blocks = group[i] / k * (halves ? 0.5 : 1.0);
+      per_axis[static_cast<std::size_t>(axis)] += blocks;
+      c.sends += 2;
+      c.recvs += 2;
+      c.recv_blocks += 2 * blocks;
+    }
+    c.link_blocks = *std::max_element(per_axis.begin(), per_axis.end());
+    out.add(c);
+  }
+  return out;
+}
+
+/// hamiltonian (Meyer & Sibeyn §3): floor(P/2) rounds in which every rank
+/// sends a 1/d part of a block on each of its 2d links, halves of it in the
+/// last round when P is even, whatever the decomposition.
+CostProfile hamiltonian_profile(const Torus& t) {
+  CostProfile out;
+  const Rank P = t.size();
+  const int d = static_cast<int>(t.active_axes().size());
+  if (P < 2) return out;
+  RoundCost c;
+  c.link_blocks = 1.0 / d;
+  c.recv_blocks = 2;
+  c.sends = c.recvs = 2 * d;
+  c.hops = 1;
+  out.add(c, P / 2 - (P % 2 == 0 ? 1 : 0));
+  if (P % 2 == 0) {
+    c.link_blocks /= 2;
+    c.recv_blocks /= 2;
+    out.add(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool has_closed_form(const std::string& algorithm) { return algorithm == "dim-rings" || algorithm == "hamiltonian"; }
+
+bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out) {
+  if (algorithm == "dim-rings") {
+    *out = dim_rings_profile(torus);
+    return true;
+  }
+  if (algorithm == "hamiltonian") {
+    *out = hamiltonian_profile(torus);
+    return true;
+  }
+  return false;
+}
+
+CostProfile vendor_profile(const Torus& t, VendorAlgorithm a) {
+  const Rank P = t.size();
+  CostProfile out;
+  if (P < 2) return out;
+  switch (a) {
+    case VendorAlgorithm::kTwoProc:
+    case VendorAlgorithm::kRing:
+      out.add(shift_round(t, 1, 1), P - 1);
+      return out;
+    case VendorAlgorithm::kShift:
+      for (Rank i = 1; i < P; ++i) out.add(shift_round(t, i, 1));
+      return out;
+    case VendorAlgorithm::kBruck:
+      for (Rank d = 1; d < P; d <<= 1) out.add(shift_round(t, P - d, static_cast<double>(std::min(d, P - d))));
+      return out;
+    case VendorAlgorithm::kRecursiveDoubling: {
+      if (P & (P - 1)) return vendor_profile(t, VendorAlgorithm::kBruck);  // Open MPI's fallback
+      // P = 2^m, so every side is a power of two and bit b of a rank is a
+      // bit j of one coordinate: r ^ 2^b moves 2^j along that axis, + from
+      // ranks with the bit clear, - from the others (+ for both on a tie).
+      // 2^j consecutive sources share the bit, so a link carries 2^j messages.
+      for (Rank bit = 1; bit < P; bit <<= 1) {
+        int axis = t.ndims() - 1;
+        while (t.stride(axis) * t.dim(axis) <= bit) --axis;
+        const auto move = static_cast<int>(bit / t.stride(axis));
+        RoundCost c;
+        c.link_blocks = static_cast<double>(move) * static_cast<double>(bit);
+        c.recv_blocks = static_cast<double>(bit);
+        c.sends = c.recvs = 1;
+        c.hops = move;
+        out.add(c);
+      }
+      return out;
+    }
+    case VendorAlgorithm::kNeighborExchange: {
+      if (P % 2) return vendor_profile(t, VendorAlgorithm::kRing);  // Open MPI's fallback for odd P
+      // Even ranks send +1 and odd ones -1, then the two alternate: one
+      // message per link (a + and a - message meeting on a link would come
+      // from ranks two apart, which have the same parity).
+      auto round = [&t](int plus_parity, double blocks) {
+        RoundCost c = shift_round(t, 1, blocks, plus_parity), m = shift_round(t, -1, blocks, 1 - plus_parity);
+        c.hops = std::max(c.hops, m.hops);
+        return c;
+      };
+      out.add(round(0, 1));
+      const long long steps = P / 2 - 1;
+      out.add(round(1, 2), (steps + 1) / 2);
+      out.add(round(0, 2), steps / 2);
+      return out;
+    }
+    case VendorAlgorithm::kLinear: {
+      // Every pair: the union of all translations of the torus, each of
+      // which puts h(x) messages on every link its move x takes.
+      RoundCost c;
+      for (int a = 0; a < t.ndims(); ++a) {
+        const int n = t.dim(a);
+        long long per_link = 0;
+        for (int x = 1; x < n; ++x)
+          if (x <= n - x) per_link += x;
+        c.link_blocks = std::max(c.link_blocks, static_cast<double>(P / n * per_link));
+        c.hops += n / 2;
+      }
+      c.sends = c.recvs = static_cast<int>(std::min<Rank>(P - 1, std::numeric_limits<int>::max()));
+      c.recv_blocks = static_cast<double>(P - 1);
+      out.add(c);
+      return out;
+    }
+    case VendorAlgorithm::kRecursiveDoublingTree:
+      if ((P & (P - 1)) == 0) return vendor_profile(t, VendorAlgorithm::kRecursiveDoubling);
+      // MPICH's fix-up rounds on other P are charged by stepping through
+      // them: O(P log P * diameter). Only SimGrid's model uses it.
+      return vendor_profile_stepped(t, a);
+  }
+  return out;
+}
+
+}  // namespace torusgather

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Cost profiles in closed form: what profile() measures by stepping through
+// every rank's rounds, derived from the construction in O(rounds * d).
+#pragma once
+
+#include <string>
+
+#include "model/cost.hpp"
+
+namespace torusgather {
+
+/// Above this many ranks `auto` considers only the algorithms with a
+/// closed-form profile. Up to it, rank 0 builds every schedule and steps
+/// through all ranks' rounds (0.1-0.2 s on 8x8x8, 0.7-1.3 s at 1024 ranks,
+/// 182 s at 4096), so that the lab's tori up to 27x27 keep their choices
+/// (cubgos on 27x27 with 100 ns links has no closed form yet).
+constexpr long long kSteppedProfileLimit = 1024;
+/// Why an algorithm is not considered above that.
+constexpr const char* kNoClosedForm =
+    "no closed-form cost profile yet: auto builds and steps through this schedule only up to 1024 ranks (name it, "
+    "or TORUSGATHER_TUNE)";
+
+/// Whether closed_form_profile knows `algorithm`.
+bool has_closed_form(const std::string& algorithm);
+
+/// The profile of schedule `algorithm` on `torus` from its construction,
+/// without building the schedule; false where no closed form is known yet
+/// (then profile() on the built schedule is the only way).
+bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out);
+
+}  // namespace torusgather
