@@ -65,6 +65,10 @@ def candidates(tg_plan, dims, timeout):
     return sel, err, names
 
 
+def ms(seconds):
+    return f"{seconds * 1e3:.3g} ms" if seconds < 10 else f"{seconds:.3g} s"
+
+
 def human_bytes(b):
     for unit, k in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if b >= k:
@@ -90,7 +94,8 @@ def main():
         for name in names:
             res, wall, why = run([tg_plan, "--dims", dims, "--algorithm", name, "--plan-only", "--json"], args.timeout)
             if res:
-                builds.append(f"{name} {res['build_seconds'] * 1e3:.3g} ms / {human_bytes(res['plan_bytes'])}")
+                builds.append(f"{name} {ms(res['build_seconds'])} / {ms(res['walk_seconds'])} / "
+                              f"{human_bytes(res['plan_bytes'])}")
             else:
                 builds.append(f"{name} {'> %.0f s' % args.timeout if why == 'timeout' else 'failed'}")
         p = 1
@@ -113,13 +118,15 @@ def main():
         "machine (α 1 µs, 10 GB/s, vendor model `ompi`) for three block sizes, computed as rank 0 computes it before "
         "broadcasting (in the library every rank then receives the profiles);",
         "- **plan**: for each algorithm auto considers on that shape, `tg-plan --plan-only`: rank 0's schedule built "
-        "as at run time and walked once (build_seconds), and the heap it keeps (plan_bytes).",
+        "as at run time (build), its rounds stepped through once as each call does (walk: the call's own "
+        "bookkeeping, O(rounds)), and the heap the schedule keeps (bytes).",
         "",
-        "Above 1024 ranks auto considers only the algorithms with a closed-form cost profile (dim-rings, "
-        "hamiltonian) and the vendor's allgather; the explicit schedules still keep every rank's calls "
-        "(docs/design.md, \"Scale\").",
+        "Above 1024 ranks auto considers only the algorithms with a closed-form cost profile (dim-rings; "
+        "hamiltonian where a rule gives its cycles: 2D with even or equal sides, odd cubes) and the vendor's "
+        "allgather; below, every algorithm (the explicit schedules keep every rank's calls: docs/design.md, "
+        "\"Scale\").",
         "",
-        "| torus | ranks | d | decision | auto's choices (block bytes: algorithm) | plan per rank: build and walk / bytes kept |",
+        "| torus | ranks | d | decision | auto's choices (block bytes: algorithm) | plan per rank: build / walk / bytes kept |",
         "|---|---|---|---|---|---|",
     ] + rows) + "\n"
     with open(os.path.join(ROOT, "docs", "scale-table.md"), "w") as f:

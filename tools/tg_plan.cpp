@@ -39,7 +39,7 @@ void usage(FILE* out) {
                "       tg-plan --ranks N --algorithm NAME ...   (the same as --dims N)\n"
                "       tg-plan --dims D --algorithm NAME --plan-only [--rank R] [--json]\n"
                "               rank R's plan as the library builds it at run time (no verification):\n"
-               "               build_seconds (build and walk R's rounds) and plan_bytes (heap kept)\n"
+               "               build_seconds, walk_seconds (stepping R's rounds) and plan_bytes (heap kept)\n"
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
                "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1)\n"
@@ -380,17 +380,14 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
   };
   ctx.schedule_of = [&](const std::string& name, long long block_bytes, const Schedule** out, std::string* why) {
     std::string key = name;
-    const TunedAlgorithm* t = tuned_algorithm(name);
-    std::string params;
-    if (t) {
-      if (!tuned_params(ctx, *t, block_bytes, &params, why)) return 0;
-      key += " " + params;
+    const AlgorithmInfo& info = *find_algorithm(name);
+    BuildContext build;
+    if (info.tuned) {
+      if (!params_for(ctx, info, block_bytes, &build.params, why)) return 0;
+      key += " " + build.params;
     }
     auto it = built.find(key);
-    if (it == built.end()) {
-      std::unique_ptr<Schedule> s = t ? t->build(torus, params) : try_build(*find_algorithm(name), torus, why);
-      it = built.emplace(key, std::move(s)).first;
-    }
+    if (it == built.end()) it = built.emplace(key, try_build(info, torus, why, build)).first;
     *out = it->second.get();
     return 0;
   };
@@ -531,12 +528,9 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     std::string why;
     std::unique_ptr<Schedule> schedule;
-    const bool coloured = std::string(info->name) == "bridgehead-coloured";
-    const bool bridgehead = coloured || std::string(info->name) == "bridgehead";
-    const bool cubgos = std::string(info->name) == "cubgos";
     const bool lee_large = std::string(info->name) == "lee-code-large";
     const bool lee = lee_large || std::string(info->name) == "lee-code";
-    if ((r >= 0 || !params_text.empty()) && !bridgehead && !cubgos) {
+    if ((r >= 0 || !params_text.empty()) && !info->tuned) {
       std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead, bridgehead-coloured or cubgos\n");
       return 2;
     }
@@ -552,41 +546,30 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tg-plan: --node-size must be positive\n");
       return 2;
     }
+    // The flags choose what the library's BuildContext carries.
+    BuildContext build;
+    std::vector<int> node_of;
     if (node_size > 0) {
-      std::vector<int> node_of(static_cast<std::size_t>(torus.size()));
+      node_of.resize(static_cast<std::size_t>(torus.size()));
       for (Rank k = 0; k < torus.size(); ++k) node_of[static_cast<std::size_t>(k)] = static_cast<int>(k / node_size);
-      if (why = ThreePhaseSchedule::not_applicable(torus, node_of); why.empty())
-        schedule = std::make_unique<ThreePhaseSchedule>(torus, node_of);
-    } else if (chord != 0) {
-      if (why = ChordalRingSchedule::not_applicable(torus, chord); why.empty())
-        schedule = std::make_unique<ChordalRingSchedule>(torus, chord);
-    } else if (bridgehead && (r >= 0 || !params_text.empty())) {
-      std::vector<RingParams> params;
-      if (!params_text.empty()) {
-        if (!BridgeheadSchedule::parse(params_text, torus, &params, &why)) {
-          std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
-          return 2;
-        }
-      } else {
-        params = coloured ? BridgeheadSchedule::best_coloured(torus, r) : BridgeheadSchedule::best(torus, r);
+      build.node_of = &node_of;
+    }
+    build.chord = chord;
+    build.packets = packets;
+    if (r >= 0) build.r = r;
+    build.params = params_text;
+    if (packets > 0 && std::string(info->name) != "circulant") {
+      std::fprintf(stderr, "tg-plan: --packets is for --algorithm circulant (p-gossip)\n");
+      return 2;
+    }
+    if (info->tuned && !params_text.empty() && info->not_applicable(torus).empty()) {
+      std::string params;
+      if (!tuned_params(*info, torus, build, &params, &why)) {
+        std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
+        return 2;
       }
-      if (coloured) {
-        if (why = BridgeheadSchedule::not_applicable_coloured(torus); why.empty())
-          schedule = std::make_unique<BridgeheadSchedule>(torus, params, BridgeheadSchedule::Coloured{});
-      } else if (why = BridgeheadSchedule::not_applicable(torus); why.empty()) {
-        schedule = std::make_unique<BridgeheadSchedule>(torus, params);
-      }
-    } else if (cubgos && (r >= 0 || !params_text.empty())) {
-      // A shape cubgos declines is reported below like any other.
-      if (why = CubgosSchedule::not_applicable(torus); why.empty()) {
-        DiagonalParams params = params_text.empty() ? CubgosSchedule::best(torus, r) : DiagonalParams{};
-        if (!params_text.empty() && !CubgosSchedule::parse(params_text, torus, &params, &why)) {
-          std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
-          return 2;
-        }
-        schedule = std::make_unique<CubgosSchedule>(torus, params);
-      }
-    } else if (lee && !plan_only && torus.size() > LeeCodeSchedule::kMaxRanks && (method == "auto" || method == "calls")) {
+    }
+    if (lee && !plan_only && torus.size() > LeeCodeSchedule::kMaxRanks && (method == "auto" || method == "calls")) {
       // Too large to keep the calls (Delmas & Pérennes §5.2's 49x49x49): check them
       // as they are made. The same generator builds the kept schedule.
       if (why = LeeCodeSchedule::not_streamable(torus, lee_large); !why.empty()) {
@@ -604,23 +587,20 @@ int main(int argc, char** argv) {
       print_report(json, info->name, torus, made.construction + "; calls checked as generated, not kept", 1, claims, rep,
                    -1, seconds);
       return rep.complete ? 0 : 1;
-    } else if (packets > 0) {
-      if (std::string(info->name) != "circulant") {
-        std::fprintf(stderr, "tg-plan: --packets is for --algorithm circulant (p-gossip)\n");
-        return 2;
-      }
-      if (why = CirculantSchedule::not_applicable(torus); why.empty())
-        schedule = std::make_unique<CirculantSchedule>(torus, packets);
     } else {
-      schedule = try_build(*info, torus, &why);
+      schedule = try_build(*info, torus, &why, build);
     }
+    const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double walk_seconds = 0;
     if (schedule && plan_only) {
-      // As the executor does at each call: rank R's program, every round.
+      // As the executor does at each call: rank R's program, every round
+      // (the call's own per-round work, apart from the build).
+      const auto walk = std::chrono::steady_clock::now();
       auto program = schedule->program(static_cast<Rank>(plan_rank));
       RoundOps ops;
       for (long long round = 0; round < schedule->rounds(); ++round) program->next_round(ops);
+      walk_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - walk).count();
     }
-    const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!schedule) {
       print_declined(json, info->name, torus, why);
       return 1;
@@ -633,14 +613,14 @@ int main(int argc, char** argv) {
           heap_after > heap_before ? static_cast<long long>(heap_after - heap_before) : 0;
       if (json)
         std::printf("{\"algorithm\": \"%s\", \"dims\": \"%s\", \"ranks\": %lld, \"rank\": %lld, \"rounds\": %lld, "
-                    "\"build_seconds\": %.6f, \"plan_bytes\": %lld}\n",
+                    "\"build_seconds\": %.6f, \"walk_seconds\": %.6f, \"plan_bytes\": %lld}\n",
                     info->name, torus.to_string().c_str(), static_cast<long long>(torus.size()), plan_rank,
-                    schedule->rounds(), build_seconds, plan_bytes);
+                    schedule->rounds(), build_seconds, walk_seconds, plan_bytes);
       else
-        std::printf("%s on a %s torus (%lld ranks), rank %lld's plan: %lld rounds, built and walked in %.6f s, "
-                    "%lld bytes kept\n",
+        std::printf("%s on a %s torus (%lld ranks), rank %lld's plan: %lld rounds, built in %.6f s, its rounds "
+                    "walked in %.6f s, %lld bytes kept\n",
                     info->name, torus.to_string().c_str(), static_cast<long long>(torus.size()), plan_rank,
-                    schedule->rounds(), build_seconds, plan_bytes);
+                    schedule->rounds(), build_seconds, walk_seconds, plan_bytes);
       return 0;
     }
     if (!svg.empty() && !write_svg(*schedule, svg, &why)) {

@@ -244,7 +244,7 @@ int agree(MPI_Comm comm, int err) {
 }
 
 int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::string* why);
-int tuned_of(Plan& plan, const TunedAlgorithm& t, long long block_bytes, const Schedule** out, std::string* why);
+int tuned_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out, std::string* why);
 int profile_of(Plan& plan, const std::string& key, const ProfileCompute& compute, const CostProfile** out,
                std::string* why);
 std::string vendor_model();
@@ -407,39 +407,44 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
   ctx.profile_of = [&plan](const std::string& key, const ProfileCompute& compute, const CostProfile** out,
                            std::string* why) { return profile_of(plan, key, compute, out, why); };
   ctx.schedule_of = [&plan](const std::string& name, long long block_bytes, const Schedule** out, std::string* why) {
-    if (const TunedAlgorithm* t = tuned_algorithm(name)) return tuned_of(plan, *t, block_bytes, out, why);
+    if (const AlgorithmInfo* info = find_algorithm(name); info && info->tuned)
+      return tuned_of(plan, *info, block_bytes, out, why);
     return schedule_of(plan, name, out, why);
   };
   return ctx;
 }
 
-/// `t` for blocks of `block_bytes` (see tuned_params), looked up per call
-/// by log2 r alone; schedules are built once per parameter set. Local; an
-/// error (out of memory, a failed construction) is returned, never thrown.
-int tuned_of(Plan& plan, const TunedAlgorithm& t, long long block_bytes, const Schedule** out, std::string* why) {
+/// Size-tuned `info` for blocks of `block_bytes` (see params_for), looked
+/// up per call by log2 r alone; schedules are built once per parameter set.
+/// Local; an error (out of memory, a failed construction) is returned,
+/// never thrown.
+int tuned_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out, std::string* why) {
   *out = nullptr;
   const ChoiceContext ctx = context_of(plan, plan.calibration->machine);
-  const long bucket = tuned_bucket(ctx, t, block_bytes);
-  auto& by_r = plan.tuned_by_r[t.name];
+  const long bucket = tuned_bucket(ctx, info, block_bytes);
+  auto& by_r = plan.tuned_by_r[info.name];
   if (auto it = by_r.find(bucket); it != by_r.end()) {
     *out = it->second;
     return MPI_SUCCESS;
   }
-  if (*why = find_algorithm(t.name)->not_applicable(plan.torus); !why->empty()) return MPI_SUCCESS;
+  if (*why = info.not_applicable(plan.torus); !why->empty()) return MPI_SUCCESS;
   try {
     inject_fault("build", plan.rank);
-    std::string params;
-    if (!tuned_params(ctx, t, block_bytes, &params, why)) return MPI_SUCCESS;
-    const std::string key = std::string(t.name) + " " + params;
+    BuildContext build;
+    if (!params_for(ctx, info, block_bytes, &build.params, why)) return MPI_SUCCESS;
+    const std::string key = std::string(info.name) + " " + build.params;
     const Schedule* s = nullptr;
-    if (auto it = plan.schedules.find(key); it != plan.schedules.end())
+    if (auto it = plan.schedules.find(key); it != plan.schedules.end()) {
       s = it->second.get();
-    else
-      s = (plan.schedules[key] = t.build(plan.torus, params)).get();
+    } else {
+      auto built = try_build(info, plan.torus, why, build);
+      if (!built) return MPI_SUCCESS;
+      s = (plan.schedules[key] = std::move(built)).get();
+    }
     *out = by_r[bucket] = s;
     return MPI_SUCCESS;
   } catch (...) {
-    return error_of(std::current_exception(), ("building " + std::string(t.name)).c_str());
+    return error_of(std::current_exception(), ("building " + std::string(info.name)).c_str());
   }
 }
 
@@ -460,15 +465,10 @@ int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::
   std::unique_ptr<Schedule> schedule;
   try {
     inject_fault("build", plan.rank);
-    if (name == "circulant" && environment().circulant_packets > 0) {  // p-gossip: at most p blocks per link per round
-      if (*why = CirculantSchedule::not_applicable(plan.torus); why->empty())
-        schedule = std::make_unique<CirculantSchedule>(plan.torus, environment().circulant_packets);
-    } else if (name == "three-phase") {  // the communicator's own nodes, not the registry's one rank per node
-      if (*why = ThreePhaseSchedule::not_applicable(plan.torus, plan.node_of); why->empty())
-        schedule = std::make_unique<ThreePhaseSchedule>(plan.torus, plan.node_of);
-    } else {
-      schedule = try_build(*find_algorithm(name), plan.torus, why);
-    }
+    BuildContext build;
+    build.packets = environment().circulant_packets;  // p-gossip: at most p blocks per link per round
+    build.node_of = &plan.node_of;                     // the communicator's own nodes
+    schedule = try_build(*find_algorithm(name), plan.torus, why, build);
     if (!schedule) {
       plan.declined[name] = *why;
       return MPI_SUCCESS;
@@ -616,11 +616,11 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
   std::string why;
   const Schedule* s = nullptr;
   int err = MPI_SUCCESS;
-  if (const TunedAlgorithm* t = tuned_algorithm(first)) {
+  if (const AlgorithmInfo* info = find_algorithm(first); info && info->tuned) {
     const Machine* m = nullptr;
     if ((err = machine_of(plan, &m)) != MPI_SUCCESS) return err;
-    err = tuned_of(plan, *t, block_bytes, &s, &why);
-    err = agree_once(plan, first + " " + std::to_string(tuned_bucket(context_of(plan, *m), *t, block_bytes)), err);
+    err = tuned_of(plan, *info, block_bytes, &s, &why);
+    err = agree_once(plan, first + " " + std::to_string(tuned_bucket(context_of(plan, *m), *info, block_bytes)), err);
   } else {
     err = agreed_schedule_of(plan, first, &s, &why);
   }
@@ -738,7 +738,8 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
       return raise(comm, err);
     // bridgehead's and cubgos' a, b, k depend on the block size: name them.
-    if (const TunedAlgorithm* t = tuned_algorithm(chosen); environment().verbose && t) chosen += " (" + t->params_of(*schedule) + ")";
+    if (const AlgorithmInfo* info = find_algorithm(chosen); environment().verbose && info && info->tuned)
+      chosen += " (" + info->tuned->of(*schedule) + ")";
     if (environment().verbose && chosen == "circulant" && environment().circulant_packets > 0)
       chosen += " (p-gossip, p = " + std::to_string(environment().circulant_packets) + ", " +
                 std::to_string(schedule->rounds()) + " rounds)";

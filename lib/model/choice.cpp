@@ -5,87 +5,31 @@
 #include <cmath>
 
 #include "model/closed_form.hpp"
-#include "schedule/bridgehead.hpp"
-#include "schedule/registry.hpp"
+#include "schedule/decomposition.hpp"
 
 namespace torusgather {
-namespace {
-
-std::vector<RingParams> ring_params(const Torus& t, const std::string& text) {
-  std::vector<RingParams> p;
-  std::string why;
-  BridgeheadSchedule::parse(text, t, &p, &why);
-  return p;
-}
-bool parse_ring_params(const std::string& text, const Torus& t, std::string* why) {
-  std::vector<RingParams> p;
-  return BridgeheadSchedule::parse(text, t, &p, why);
-}
-std::string ring_params_of(const Schedule& s) {
-  return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params());
-}
-
-}  // namespace
-
-const TunedAlgorithm* tuned_algorithm(const std::string& name) {
-  // bridgehead and bridgehead-coloured (highdimgos') share their a, b, k per
-  // axis, their text form and TORUSGATHER_BRIDGEHEAD.
-  static const TunedAlgorithm table[] = {
-      {"bridgehead", "TORUSGATHER_BRIDGEHEAD",
-       [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best(t, r)); },
-       &parse_ring_params,
-       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
-         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, text));
-       },
-       &ring_params_of},
-      {"bridgehead-coloured", "TORUSGATHER_BRIDGEHEAD",
-       [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best_coloured(t, r)); },
-       &parse_ring_params,
-       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
-         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, text), BridgeheadSchedule::Coloured{});
-       },
-       &ring_params_of},
-      {"cubgos", "TORUSGATHER_CUBGOS",
-       [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
-       [](const std::string& text, const Torus& t, std::string* why) {
-         DiagonalParams p;
-         return CubgosSchedule::parse(text, t, &p, why);
-       },
-       [](const Torus& t, const std::string& text) -> std::unique_ptr<Schedule> {
-         DiagonalParams p;
-         std::string why;
-         CubgosSchedule::parse(text, t, &p, &why);
-         return std::make_unique<CubgosSchedule>(t, p);
-       },
-       [](const Schedule& s) { return CubgosSchedule::to_string(static_cast<const CubgosSchedule&>(s).params()); }},
-  };
-  for (const auto& t : table)
-    if (name == t.name) return &t;
-  return nullptr;
-}
-
-long tuned_bucket(const ChoiceContext& ctx, const TunedAlgorithm& t, long long block_bytes) {
-  if (auto it = ctx.fixed_params.find(t.name); it != ctx.fixed_params.end() && !it->second.empty()) return LONG_MIN;
+long tuned_bucket(const ChoiceContext& ctx, const AlgorithmInfo& info, long long block_bytes) {
+  if (auto it = ctx.fixed_params.find(info.name); it != ctx.fixed_params.end() && !it->second.empty()) return LONG_MIN;
   const Machine& m = ctx.machine;
   return std::lround(std::log2(m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)))));
 }
 
-bool tuned_params(const ChoiceContext& ctx, const TunedAlgorithm& t, long long block_bytes, std::string* params,
-                  std::string* why) {
-  if (auto it = ctx.fixed_params.find(t.name); it != ctx.fixed_params.end() && !it->second.empty()) {
-    if (!t.parse(it->second, *ctx.torus, why)) return false;
-    *params = it->second;
-    return true;
+bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long block_bytes, std::string* params,
+                std::string* why) {
+  BuildContext build;
+  if (auto it = ctx.fixed_params.find(info.name); it != ctx.fixed_params.end() && !it->second.empty()) {
+    build.params = it->second;
+    return tuned_params(info, *ctx.torus, build, params, why);
   }
-  const long bucket = tuned_bucket(ctx, t, block_bytes);
-  const double r = std::exp2(static_cast<double>(bucket));
-  if (!ctx.params_cache) {
-    *params = t.best(*ctx.torus, r);
-    return true;
-  }
-  auto& known = (*ctx.params_cache)[t.name];
+  const long bucket = tuned_bucket(ctx, info, block_bytes);
+  build.r = std::exp2(static_cast<double>(bucket));
+  if (!ctx.params_cache) return tuned_params(info, *ctx.torus, build, params, why);
+  auto& known = (*ctx.params_cache)[info.name];
   auto it = known.find(bucket);
-  if (it == known.end()) it = known.emplace(bucket, t.best(*ctx.torus, r)).first;
+  if (it == known.end()) {
+    if (!tuned_params(info, *ctx.torus, build, params, why)) return false;
+    it = known.emplace(bucket, *params).first;
+  }
   *params = it->second;
   return true;
 }
@@ -130,18 +74,24 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     c.named_only = info.not_selected != nullptr;
     c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(torus);
     if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !has_closed_form(c.name)) c.why_not = kNoClosedForm;
+    // Every rank builds what runs: the cycle search only up to the limit and
+    // in 2D-4D (it takes 1.9 s to fail on 4x4x4x4x2, 19.5 s to succeed on
+    // 4x4x4x4x4x4).
+    if (c.why_not.empty() && c.name == "hamiltonian" && !decomposes_by_rule(torus) &&
+        (torus.size() > kSteppedProfileLimit || torus.active_axes().size() > 4))
+      c.why_not = kNeedsSearch;
     if (!c.why_not.empty()) {
       candidates.push_back(c);
       continue;
     }
     std::string key = c.name;
-    if (const TunedAlgorithm* t = tuned_algorithm(c.name)) {  // the a, b, k of this block size
+    if (info.tuned) {  // the a, b, k of this block size
       std::string params;
-      if (!tuned_params(ctx, *t, block_bytes, &params, &c.why_not)) {
+      if (!params_for(ctx, info, block_bytes, &params, &c.why_not)) {
         candidates.push_back(c);
         continue;
       }
-      key = std::string(t->name) + " " + params;
+      key = c.name + " " + params;
       c.detail = params;
     }
     const std::string name = c.name;

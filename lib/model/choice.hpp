@@ -14,23 +14,9 @@
 
 #include "model/cost.hpp"
 #include "model/selector.hpp"
+#include "schedule/registry.hpp"
 
 namespace torusgather {
-
-/// The algorithms whose a, b, k depend on the block size: circgos per axis
-/// (bridgehead, bridgehead-coloured) and the diagonal cubgos/torgos (Juurlink,
-/// Rao & Sibeyn §4.2, §5.2). Parameters travel as their text form, which is
-/// also the schedule's cache key.
-struct TunedAlgorithm {
-  const char* name;
-  const char* env;  ///< the variable that fixes the parameters
-  std::string (*best)(const Torus&, double r);
-  bool (*parse)(const std::string&, const Torus&, std::string* why);
-  std::unique_ptr<Schedule> (*build)(const Torus&, const std::string& params);
-  std::string (*params_of)(const Schedule&);
-};
-/// nullptr for an algorithm without size-tuned parameters.
-const TunedAlgorithm* tuned_algorithm(const std::string& name);
 
 /// Computes one profile: 0, or an error code passed through unchanged.
 using ProfileCompute = std::function<int(CostProfile*, std::string* why)>;
@@ -56,11 +42,12 @@ struct ChoiceContext {
 
 /// round(log2 r), r = α/(sβ): the bucket whose r tunes a, b, k (every rank
 /// rounds the same r); LONG_MIN when the environment fixes the parameters.
-long tuned_bucket(const ChoiceContext& ctx, const TunedAlgorithm& t, long long block_bytes);
-/// The parameters of `t` for blocks of `block_bytes`: the environment's
-/// (false with *why if malformed for the torus), else the best at the bucket's r.
-bool tuned_params(const ChoiceContext& ctx, const TunedAlgorithm& t, long long block_bytes, std::string* params,
-                  std::string* why);
+long tuned_bucket(const ChoiceContext& ctx, const AlgorithmInfo& info, long long block_bytes);
+/// The parameters of size-tuned `info` for blocks of `block_bytes`: the
+/// environment's (false with *why if malformed for the torus), else the best
+/// at the bucket's r.
+bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long block_bytes, std::string* params,
+                std::string* why);
 
 /// The vendor algorithm charged for blocks of `block_bytes`, with SimGrid's
 /// substitutions; false if the model is unknown.

@@ -20,6 +20,12 @@ constexpr const char* kNoClosedForm =
     "no closed-form cost profile yet: auto builds and steps through this schedule only up to 1024 ranks (name it, "
     "or TORUSGATHER_TUNE)";
 
+/// Why `hamiltonian` is not considered where only the search gives its
+/// cycles: above that limit, and in 5D and 6D.
+constexpr const char* kNeedsSearch =
+    "no rule gives this shape's cycles, only the switch search, which every rank would run (10 ms on 16x16x16, "
+    "2.4 s on 64x64x64, 2 s to fail on 4x4x4x4x2, 20 s on 4x4x4x4x4x4): name it";
+
 /// Whether closed_form_profile knows `algorithm`.
 bool has_closed_form(const std::string& algorithm);
 

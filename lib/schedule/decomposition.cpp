@@ -455,6 +455,16 @@ std::unique_ptr<LinkColouring> odd_cube_decomposition(const Torus& t) {
       });
 }
 
+bool decomposes_by_rule(const Torus& t) {
+  const std::vector<int> axes = t.active_axes();
+  if (axes.size() == 2) {
+    const int m = t.dim(axes[0]), n = t.dim(axes[1]);
+    return (m % 2 == 0 && n % 2 == 0) || m == n;
+  }
+  return axes.size() == 3 && t.dim(axes[0]) % 2 == 1 && t.dim(axes[0]) == t.dim(axes[1]) &&
+         t.dim(axes[1]) == t.dim(axes[2]);
+}
+
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t) {
   if (auto c = square_decomposition(t)) return c;
   if (auto c = gcd_decomposition(t)) return c;

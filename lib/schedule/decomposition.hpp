@@ -69,6 +69,12 @@ std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t);
 /// nullptr if the shape has not 4 sides > 1 or a part does not decompose.
 std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
 
+/// Whether the torus has a decomposition from a rule with O(1) state per
+/// rank, no search and no table: 2D with both sides even (Meyer & Sibeyn
+/// §3.1) or equal, and odd cubes. Other shapes need the switch search (or
+/// the 4D doubling's table) and take O(P) or more per rank to build.
+bool decomposes_by_rule(const Torus& t);
+
 /// The first construction that applies: square, gcd, odd cube, doubling,
 /// switch search.
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t);

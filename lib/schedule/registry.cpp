@@ -15,73 +15,133 @@
 
 namespace torusgather {
 
+namespace {
+
+bool parse_ring_params(const std::string& text, const Torus& t, std::string* why) {
+  std::vector<RingParams> p;
+  return BridgeheadSchedule::parse(text, t, &p, why);
+}
+std::string ring_params_of(const Schedule& s) {
+  return BridgeheadSchedule::to_string(static_cast<const BridgeheadSchedule&>(s).params());
+}
+
+// bridgehead and bridgehead-coloured (highdimgos') share their a, b, k per
+// axis, their text form and TORUSGATHER_BRIDGEHEAD.
+const TunedParams kBridgehead = {
+    "TORUSGATHER_BRIDGEHEAD",
+    [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best(t, r)); },
+    &parse_ring_params, &ring_params_of};
+const TunedParams kBridgeheadColoured = {
+    "TORUSGATHER_BRIDGEHEAD",
+    [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best_coloured(t, r)); },
+    &parse_ring_params, &ring_params_of};
+const TunedParams kCubgos = {
+    "TORUSGATHER_CUBGOS",
+    [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
+    [](const std::string& text, const Torus& t, std::string* why) {
+      DiagonalParams p;
+      return CubgosSchedule::parse(text, t, &p, why);
+    },
+    [](const Schedule& s) { return CubgosSchedule::to_string(static_cast<const CubgosSchedule&>(s).params()); }};
+
+/// The context's parameters as text, or the best for its r.
+std::string params_text(const Torus& t, const BuildContext& c, const TunedParams& tuned) {
+  return c.params.empty() ? tuned.best(t, c.r) : c.params;
+}
+std::vector<RingParams> ring_params(const Torus& t, const BuildContext& c, const TunedParams& tuned) {
+  std::vector<RingParams> p;
+  std::string why;
+  if (!BridgeheadSchedule::parse(params_text(t, c, tuned), t, &p, &why)) throw std::invalid_argument(why);
+  return p;
+}
+
+}  // namespace
+
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
       {"hamiltonian",
        "d edge-disjoint Hamiltonian cycles, block in d parts, each both ways round (Meyer & Sibeyn §3)",
        &HamiltonianSchedule::not_applicable,
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianSchedule>(t); }},
+       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianSchedule>(t); }},
       {"hamiltonian-partial",
        "2D with an odd side: two partial Hamiltonian cycles, ranks on one fed the other's packets by two neighbours with switching; one side even: column n-2 passing L<->R only (Meyer & Sibeyn §3.2, Theorem 3); both odd: our rules for the last two rows, two ranks fed at distance two (§3.3, Theorem 4)",
        &HamiltonianPartialSchedule::not_applicable,
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianPartialSchedule>(t); },
+       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianPartialSchedule>(t); },
        "auto skips it: hamiltonian's full cycles take floor(P/2) rounds with the same parts, its ceil(P/2) at best; it runs when named"},
       {"partial-cycles",
        "one packet on d partial cycles, off-cycle ranks fed by neighbours with switching (Meyer & Sibeyn §4, Theorems 5-7); 2D with both sides odd: our two helices in place of §4.1's special column",
        &PartialCyclesSchedule::not_applicable,
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t); }},
+       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t); }},
       {"partial-cycles-ti",
        "partial-cycles without switching: fixed port-to-port rules for the whole run, copies passed on (Meyer & Sibeyn §4.1, Theorem 7's time-independent algorithm)",
        &PartialCyclesSchedule::not_applicable,
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t, true); },
+       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t, true); },
        "auto skips it (rounds like partial-cycles', more of them); it runs when named"},
       {"dim-rings",
        "bidirectional rings along each dimension in turn, d colours (Juurlink, Rao & Sibeyn, approach 1)",
        [](const Torus&) { return std::string(); },
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<DimRingsSchedule>(t); }},
+       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<DimRingsSchedule>(t); }},
       {"lee-code",
        "concentrate on a perfect Lee code, gossip among code nodes on arc-disjoint dipaths, broadcast (Delmas & Perennes §5)",
        [](const Torus& t) { return LeeCodeSchedule::not_applicable(t); },
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<LeeCodeSchedule>(t); }},
+       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<LeeCodeSchedule>(t); }},
       {"lee-code-large",
        "lee-code with each broadcast split into two rounds of coloured pieces, 1/(2d+1) of the data per link: 5 rounds on 7x7x7 (Delmas & Perennes §6)",
        [](const Torus& t) { return LeeCodeSchedule::not_applicable(t, true); },
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<LeeCodeSchedule>(t, true); }},
+       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<LeeCodeSchedule>(t, true); }},
       {"circulant",
        "superposed broadcast trees on the optimal circulant G(P; s, s+1), D* rounds (Monakhova & Monakhov §5)",
        &CirculantSchedule::not_applicable,
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<CirculantSchedule>(t); }},
+       [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
+         return std::make_unique<CirculantSchedule>(t, c.packets);
+       }},
       {"chordal-ring",
        "three-phase gossip on the chordal ring C(P, c): accumulate per component of (c+1)-cycles (or type-A subgraphs), gossip on edge-disjoint chord paths, broadcast (Barriere, Cohen & Mitjana §4.1, §4.3)",
        [](const Torus& t) { return ChordalRingSchedule::not_applicable(t); },
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<ChordalRingSchedule>(t); }},
+       [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
+         if (std::string why = ChordalRingSchedule::not_applicable(t, c.chord); !why.empty())
+           throw std::invalid_argument(why);
+         return std::make_unique<ChordalRingSchedule>(t, c.chord);
+       }},
       {"three-phase",
        "hierarchical: accumulate into one rank per node, gossip among those leaders as in a complete graph, broadcast inside each node (Barriere, Cohen & Mitjana §4.1's three phases; nodes from MPI_COMM_TYPE_SHARED or TORUSGATHER_NODE_SIZE, here one rank per node)",
        [](const Torus& t) { return ThreePhaseSchedule::not_applicable(t); },
-       [](const Torus& t) -> std::unique_ptr<Schedule> { return std::make_unique<ThreePhaseSchedule>(t); }},
+       [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
+         const std::vector<int> one_per_node;
+         const std::vector<int>& node_of = c.node_of ? *c.node_of : one_per_node;
+         if (std::string why = ThreePhaseSchedule::not_applicable(t, node_of); !why.empty())
+           throw std::invalid_argument(why);
+         return std::make_unique<ThreePhaseSchedule>(t, node_of);
+       }},
       {"bridgehead",
        "circgos(n, a, b) on the rings of each axis in turn: concentrate into bridgeheads, exchange, multiply them (Juurlink, Rao & Sibeyn §4.2)",
        &BridgeheadSchedule::not_applicable,
-       [](const Torus& t) -> std::unique_ptr<Schedule> {
-         return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::best(t, kBridgeheadDefaultR));
-       }},
+       [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
+         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, c, kBridgehead));
+       },
+       nullptr, &kBridgehead},
       {"bridgehead-coloured",
        "bridgehead with the block in d colours, colour c taking the axes from the c-th on, so all 2d links work in every phase (Juurlink, Rao & Sibeyn §6.2's colouring, highdimgos')",
        &BridgeheadSchedule::not_applicable_coloured,
-       [](const Torus& t) -> std::unique_ptr<Schedule> {
-         return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::best_coloured(t, kBridgeheadDefaultR),
+       [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
+         return std::make_unique<BridgeheadSchedule>(t, ring_params(t, c, kBridgeheadColoured),
                                                      BridgeheadSchedule::Coloured{});
-       }},
+       },
+       nullptr, &kBridgeheadColoured},
       {"cubgos",
        "bridgeheads on generalised diagonals (x_0 = x_1 + ... mod g): concentrate per row, exchange along each axis, multiply them; torgos in 2D (Juurlink, Rao & Sibeyn §5.2, §6)",
        &CubgosSchedule::not_applicable,
-       [](const Torus& t) -> std::unique_ptr<Schedule> {
-         return std::make_unique<CubgosSchedule>(t, CubgosSchedule::best(t, kBridgeheadDefaultR));
-       }},
+       [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
+         DiagonalParams p;
+         std::string why;
+         if (!CubgosSchedule::parse(params_text(t, c, kCubgos), t, &p, &why)) throw std::invalid_argument(why);
+         return std::make_unique<CubgosSchedule>(t, p);
+       },
+       nullptr, &kCubgos},
       {"concentrate",
        "recursive concentration into one rank per ring and back, 2 ceil(log3 n) steps per axis (Juurlink, Rao & Sibeyn §4.1, approach 2)",
        &BridgeheadSchedule::not_applicable,
-       [](const Torus& t) -> std::unique_ptr<Schedule> {
+       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> {
          return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::concentrate(t), "concentrate");
        }},
   };
@@ -94,13 +154,14 @@ const AlgorithmInfo* find_algorithm(const std::string& name) {
   return nullptr;
 }
 
-std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why) {
+std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why,
+                                    const BuildContext& context) {
   if (std::string reason = info.not_applicable(torus); !reason.empty()) {
     *why = std::move(reason);
     return nullptr;
   }
   try {
-    return info.build(torus);
+    return info.build(torus, context);
   } catch (const std::invalid_argument& e) {
     // Constructors name themselves ("hamiltonian: ..."); the caller already does.
     *why = e.what();
@@ -108,6 +169,18 @@ std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& toru
     if (why->compare(0, prefix.size(), prefix) == 0) why->erase(0, prefix.size());
     return nullptr;
   }
+}
+
+bool tuned_params(const AlgorithmInfo& info, const Torus& torus, const BuildContext& context, std::string* params,
+                  std::string* why) {
+  if (!info.tuned) return false;
+  if (context.params.empty()) {
+    *params = info.tuned->best(torus, context.r);
+    return true;
+  }
+  if (!info.tuned->parse(context.params, torus, why)) return false;
+  *params = context.params;
+  return true;
 }
 
 std::string algorithm_names(const char* sep) {

@@ -17,14 +17,38 @@ namespace torusgather {
 /// the call's r.
 constexpr double kBridgeheadDefaultR = 1.0;
 
+/// What a build may depend on besides the torus: one path for the library,
+/// tg-plan and the tests. Each algorithm reads what concerns it.
+struct BuildContext {
+  const std::vector<int>* node_of = nullptr;  ///< three-phase: each rank's node (nullptr: one rank per node)
+  int packets = 0;                            ///< circulant: at most this many blocks per link per round (0: any)
+  int chord = 0;                              ///< chordal-ring: this chord (0: the fewest rounds)
+  double r = kBridgeheadDefaultR;             ///< size-tuned algorithms: a, b, k best for this r = α/(sβ) ...
+  std::string params;                         ///< ... unless given here, as text
+};
+
+/// The algorithms whose a, b, k depend on the block size (circgos per axis,
+/// the diagonal cubgos/torgos of Juurlink, Rao & Sibeyn): parameters as text,
+/// which is also a built schedule's cache key.
+struct TunedParams {
+  const char* env;  ///< the variable that fixes them
+  std::string (*best)(const Torus&, double r);
+  bool (*parse)(const std::string&, const Torus&, std::string* why);
+  std::string (*of)(const Schedule&);  ///< a built schedule's parameters
+};
+
 struct AlgorithmInfo {
   const char* name;
   const char* description;
   /// Empty when the algorithm applies to the torus, else the reason it declines.
   std::string (*not_applicable)(const Torus&);
-  std::unique_ptr<Schedule> (*build)(const Torus&);
+  /// Throws std::invalid_argument (with the reason) where the construction
+  /// or the context's choices do not apply.
+  std::unique_ptr<Schedule> (*build)(const Torus&, const BuildContext&);
   /// Why `auto` never considers it (it only runs when named), or nullptr.
   const char* not_selected = nullptr;
+  /// Non-null for the size-tuned algorithms.
+  const TunedParams* tuned = nullptr;
 };
 
 /// Every schedule algorithm, in the order `auto` prefers them for large blocks.
@@ -33,7 +57,12 @@ const std::vector<AlgorithmInfo>& algorithms();
 const AlgorithmInfo* find_algorithm(const std::string& name);
 /// Builds the algorithm's schedule for the torus, or returns nullptr and the
 /// reason it declines (its shape conditions, or a construction that failed).
-std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why);
+std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why,
+                                    const BuildContext& context = {});
+/// The parameters a size-tuned build with `context` uses: context.params if
+/// given (false and *why if malformed for the torus), else the best for context.r.
+bool tuned_params(const AlgorithmInfo& info, const Torus& torus, const BuildContext& context, std::string* params,
+                  std::string* why);
 /// The registered names joined by sep (", " for messages, "," for lists).
 std::string algorithm_names(const char* sep = ", ");
 

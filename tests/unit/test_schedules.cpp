@@ -209,7 +209,7 @@ TEST(Registry, NamesAndApplicability) {
   EXPECT_EQ(find_algorithm("nope"), nullptr);
   for (const auto& info : algorithms()) {
     const Torus t({4, 6});
-    if (info.not_applicable(t).empty()) EXPECT_EQ(std::string(info.build(t)->name()), info.name);
+    if (info.not_applicable(t).empty()) EXPECT_EQ(std::string(info.build(t, {})->name()), info.name);
   }
 }
 
