@@ -350,7 +350,7 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
                   const std::string& vendor, bool json) {
   std::map<std::string, CostProfile> profiles;
   std::map<std::string, std::string> no_profile;
-  std::map<std::string, std::unique_ptr<Schedule>> built;
+  std::unique_ptr<Schedule> scratch;
   std::map<std::string, std::map<long, std::string>> params_cache;
   ChoiceContext ctx;
   ctx.torus = &torus;
@@ -379,16 +379,12 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
     return 0;
   };
   ctx.schedule_of = [&](const std::string& name, long long block_bytes, const Schedule** out, std::string* why) {
-    std::string key = name;
     const AlgorithmInfo& info = *find_algorithm(name);
     BuildContext build;
-    if (info.tuned) {
-      if (!params_for(ctx, info, block_bytes, &build.params, why)) return 0;
-      key += " " + build.params;
-    }
-    auto it = built.find(key);
-    if (it == built.end()) it = built.emplace(key, try_build(info, torus, why, build)).first;
-    *out = it->second.get();
+    if (info.tuned && !params_for(ctx, info, block_bytes, &build.params, why)) return 0;
+    // As rank 0 does: one schedule at a time, built to be profiled and dropped.
+    scratch = try_build(info, torus, why, build);
+    *out = scratch.get();
     return 0;
   };
   std::vector<std::pair<long long, Candidate>> chosen;

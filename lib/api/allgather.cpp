@@ -406,10 +406,37 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
   ctx.params_cache = &plan.tuned_params;
   ctx.profile_of = [&plan](const std::string& key, const ProfileCompute& compute, const CostProfile** out,
                            std::string* why) { return profile_of(plan, key, compute, out, why); };
-  ctx.schedule_of = [&plan](const std::string& name, long long block_bytes, const Schedule** out, std::string* why) {
-    if (const AlgorithmInfo* info = find_algorithm(name); info && info->tuned)
-      return tuned_of(plan, *info, block_bytes, out, why);
-    return schedule_of(plan, name, out, why);
+  // Rank 0 profiles schedules it may never run: one at a time, built aside
+  // (a schedule that runs is cached in plan.schedules when it is chosen).
+  ctx.schedule_of = [&plan, m](const std::string& name, long long block_bytes, const Schedule** out,
+                               std::string* why) -> int {
+    *out = nullptr;
+    const AlgorithmInfo& info = *find_algorithm(name);
+    BuildContext build;
+    build.packets = environment().circulant_packets;
+    build.node_of = &plan.node_of;
+    std::string key = name;
+    if (info.tuned) {
+      if (!params_for(context_of(plan, m), info, block_bytes, &build.params, why)) return MPI_SUCCESS;
+      key += " " + build.params;
+    }
+    if (auto it = plan.schedules.find(key); it != plan.schedules.end()) {
+      *out = it->second.get();
+      return MPI_SUCCESS;
+    }
+    if (auto it = plan.declined.find(key); it != plan.declined.end()) {
+      *why = it->second;
+      return MPI_SUCCESS;
+    }
+    try {
+      inject_fault("build", plan.rank);
+      plan.profiling_scratch = try_build(info, plan.torus, why, build);
+      if (!plan.profiling_scratch) plan.declined[key] = *why;
+      *out = plan.profiling_scratch.get();
+      return MPI_SUCCESS;
+    } catch (...) {
+      return error_of(std::current_exception(), ("building " + name).c_str());
+    }
   };
   return ctx;
 }
@@ -558,7 +585,9 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
   const Machine* m = nullptr;
   const int err = machine_of(plan, &m);
   if (err != MPI_SUCCESS) return err;
-  return predict_all(context_of(plan, *m), block_bytes, named, out, best);
+  const int result = predict_all(context_of(plan, *m), block_bytes, named, out, best);
+  plan.profiling_scratch.reset();
+  return result;
 }
 
 /// What `auto` runs for blocks of `block_bytes`: the candidate the cost

@@ -46,6 +46,9 @@ struct Plan {
   std::string torus_note;  ///< where the shape is not the one asked for, why (for TORUSGATHER_VERBOSE)
   std::map<std::string, std::unique_ptr<Schedule>> schedules;  ///< built lazily, by name
   std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
+  /// The schedule rank 0 last built only to profile it (dropped after the
+  /// decision: every rank keeps only what runs).
+  std::unique_ptr<Schedule> profiling_scratch;
   std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
   /// For bridgehead and cubgos, whose a, b, k depend on r: algorithm ->
   /// round(log2 r) -> the schedule (in schedules), and its a, b, k as text
