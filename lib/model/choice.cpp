@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "model/choice.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -8,6 +9,7 @@
 #include "schedule/decomposition.hpp"
 
 namespace torusgather {
+
 long tuned_bucket(const ChoiceContext& ctx, const AlgorithmInfo& info, long long block_bytes) {
   if (auto it = ctx.fixed_params.find(info.name); it != ctx.fixed_params.end() && !it->second.empty()) return LONG_MIN;
   const Machine& m = ctx.machine;
