@@ -418,6 +418,7 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
     const AlgorithmInfo& info = *find_algorithm(name);
     BuildContext build;
     build.packets = environment().circulant_packets;
+    if (name == "three-phase" && plan.node_of.empty()) return MPI_ERR_INTERN;  // predictions() gathers it
     build.node_of = &plan.node_of;
     std::string key = name;
     if (info.tuned) {
@@ -498,6 +499,7 @@ int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::
     inject_fault("build", plan.rank);
     BuildContext build;
     build.packets = environment().circulant_packets;  // p-gossip: at most p blocks per link per round
+    if (name == "three-phase" && plan.node_of.empty()) return MPI_ERR_INTERN;  // choose() gathers it
     build.node_of = &plan.node_of;                     // the communicator's own nodes
     schedule = try_build(*find_algorithm(name), plan.torus, why, build);
     if (!schedule) {
@@ -589,6 +591,9 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
   const Machine* m = nullptr;
   const int err = machine_of(plan, &m);
   if (err != MPI_SUCCESS) return err;
+  // three-phase competes up to the limit (or when named): its node map.
+  if (plan.torus.size() <= kSteppedProfileLimit || named == "three-phase")
+    if (const int e = ensure_node_map(plan); e != MPI_SUCCESS) return e;
   const int result = predict_all(context_of(plan, *m), block_bytes, named, out, best);
   plan.profiling_scratch.reset();
   return result;
@@ -655,6 +660,7 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
     err = tuned_of(plan, *info, block_bytes, &s, &why);
     err = agree_once(plan, first + " " + std::to_string(tuned_bucket(context_of(plan, *m), *info, block_bytes)), err);
   } else {
+    if (first == "three-phase" && (err = ensure_node_map(plan)) != MPI_SUCCESS) return err;
     err = agreed_schedule_of(plan, first, &s, &why);
   }
   if (err != MPI_SUCCESS) return err;

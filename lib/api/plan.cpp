@@ -124,17 +124,26 @@ int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why, std::str
   return PMPI_Dims_create(size, 2, dims->data());
 }
 
+int node_size_env(long* g, std::string* why) {
+  *g = 0;
+  const char* env = std::getenv("TORUSGATHER_NODE_SIZE");
+  if (!env || !*env) return MPI_SUCCESS;
+  char* end = nullptr;
+  *g = std::strtol(env, &end, 10);
+  if (*end != '\0' || *g <= 0 || *g > INT_MAX) {
+    *why = "TORUSGATHER_NODE_SIZE=" + std::string(env) + " is not a positive rank count";
+    return MPI_ERR_ARG;
+  }
+  return MPI_SUCCESS;
+}
+
 int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
   int size = 0;
   PMPI_Comm_size(comm, &size);
+  long g = 0;
+  if (const int err = node_size_env(&g, why); err != MPI_SUCCESS) return err;
   node_of->assign(static_cast<std::size_t>(size), 0);
-  if (const char* env = std::getenv("TORUSGATHER_NODE_SIZE"); env && *env) {
-    char* end = nullptr;
-    const long g = std::strtol(env, &end, 10);
-    if (*end != '\0' || g <= 0 || g > INT_MAX) {
-      *why = "TORUSGATHER_NODE_SIZE=" + std::string(env) + " is not a positive rank count";
-      return MPI_ERR_ARG;
-    }
+  if (g > 0) {
     for (int r = 0; r < size; ++r) (*node_of)[static_cast<std::size_t>(r)] = r - r % static_cast<int>(g);
     return MPI_SUCCESS;
   }
@@ -158,6 +167,14 @@ int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
   // PMPI_: under interposition MPI_Allgather would be torusgather again.
   return PMPI_Allgather(&leader, 1, MPI_INT, node_of->data(), 1, MPI_INT, comm);
 #endif
+}
+
+int ensure_node_map(Plan& plan) {
+  if (!plan.node_of.empty()) return MPI_SUCCESS;
+  std::string why;
+  const int err = node_map(plan.comm, &plan.node_of, &why);
+  if (err != MPI_SUCCESS) plan.node_of.clear();
+  return err;
 }
 
 Plan* find_plan(MPI_Comm comm) {
@@ -219,7 +236,9 @@ int get_plan(MPI_Comm comm, Plan** out) {
   PMPI_Comm_set_errhandler(plan->comm, MPI_ERRORS_RETURN);
   PMPI_Comm_rank(plan->comm, &plan->rank);
   PMPI_Comm_size(plan->comm, &plan->size);
-  if ((err = node_map(plan->comm, &plan->node_of, &why)) != MPI_SUCCESS) {
+  // The node map itself (P ints, and a collective) waits for three-phase.
+  long node_size = 0;
+  if ((err = node_size_env(&node_size, &why)) != MPI_SUCCESS) {
     if (plan->rank == 0 && !why.empty()) {
       std::fprintf(stderr, "torusgather: %s\n", why.c_str());
       std::fflush(stderr);

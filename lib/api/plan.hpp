@@ -61,7 +61,9 @@ struct Plan {
   std::map<long long, std::string> auto_choice;                 ///< block bytes -> what auto runs
   std::set<std::string> agreed;  ///< schedules whose build every rank has confirmed (collectively, once)
   CallMemo memo;                                                ///< the last call's decisions
-  std::vector<int> node_of;  ///< the node of each rank (its node's lowest rank), for `three-phase`
+  /// The node of each rank (its node's lowest rank), for `three-phase`:
+  /// empty until ensure_node_map() (P ints: not kept where it never runs).
+  std::vector<int> node_of;
 
   explicit Plan(Torus t) : torus(std::move(t)) {}
 };
@@ -86,6 +88,10 @@ void at_finalize(void (*fn)());
 /// Collective unless TORUSGATHER_NODE_SIZE is set; a malformed value gives
 /// MPI_ERR_ARG and the reason in *why.
 int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why);
+/// TORUSGATHER_NODE_SIZE: *g (0 if unset), or MPI_ERR_ARG and the reason.
+int node_size_env(long* g, std::string* why);
+/// Fills plan.node_of on first need (three-phase): collective, like node_map.
+int ensure_node_map(Plan& plan);
 
 /// The cached plan of comm, built (collectively) if absent.
 int get_plan(MPI_Comm comm, Plan** plan);
