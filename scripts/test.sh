@@ -9,7 +9,7 @@
 #       mpich     build-mpich/: the MPI tests built and run with MPICH, at <= 6 ranks
 #       sanitize  build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer,
 #                 unit tests and the MPI tests at <= 6 ranks
-#   ./scripts/test.sh --full   every test of every suite (about 17 minutes): adds
+#   ./scripts/test.sh --full   every test of every suite (about 22 minutes): adds
 #                 the proofs at 10^6 ranks, lee-code on 49x49x49, the every-shape
 #                 sweeps, the 10,000-cycle leak test, the large SimGrid tori and
 #                 the MPICH and sanitizer runs at 8 ranks and more
