@@ -250,6 +250,7 @@ int profile_of(Plan& plan, const std::string& key, const ProfileCompute& compute
                std::string* why);
 std::string vendor_model();
 ChoiceContext context_of(Plan& plan, const Machine& m);
+const ChoiceContext& choice_of(Plan& plan);
 
 /// The profile of the vendor's algorithm `alg` on the plan's torus.
 int vendor_profile_of(Plan& plan, VendorAlgorithm alg, const CostProfile** out, std::string* why) {
@@ -412,7 +413,7 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
                            std::string* why) { return profile_of(plan, key, compute, out, why); };
   // Rank 0 profiles schedules it may never run: one at a time, built aside
   // (a schedule that runs is cached in plan.schedules when it is chosen).
-  ctx.schedule_of = [&plan, m](const std::string& name, long long block_bytes, const Schedule** out,
+  ctx.schedule_of = [&plan](const std::string& name, long long block_bytes, const Schedule** out,
                                std::string* why) -> int {
     *out = nullptr;
     const AlgorithmInfo& info = *find_algorithm(name);
@@ -422,7 +423,7 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
     build.node_of = &plan.node_of;
     std::string key = name;
     if (info.tuned) {
-      if (!params_for(context_of(plan, m), info, block_bytes, &build.params, why)) return MPI_SUCCESS;
+      if (!params_for(choice_of(plan), info, block_bytes, &build.params, why)) return MPI_SUCCESS;
       key += " " + build.params;
     }
     if (auto it = plan.schedules.find(key); it != plan.schedules.end()) {
@@ -446,13 +447,20 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
   return ctx;
 }
 
+/// context_of(plan, its calibrated machine), made once per plan: the
+/// size-tuned lookups of every call that is not a repeat go through it.
+const ChoiceContext& choice_of(Plan& plan) {
+  if (!plan.choice) plan.choice = std::make_unique<ChoiceContext>(context_of(plan, plan.calibration->machine));
+  return *plan.choice;
+}
+
 /// Size-tuned `info` for blocks of `block_bytes` (see params_for), looked
 /// up per call by log2 r alone; schedules are built once per parameter set.
 /// Local; an error (out of memory, a failed construction) is returned,
 /// never thrown.
 int tuned_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out, std::string* why) {
   *out = nullptr;
-  const ChoiceContext ctx = context_of(plan, plan.calibration->machine);
+  const ChoiceContext& ctx = choice_of(plan);
   const long bucket = tuned_bucket(ctx, info, block_bytes);
   auto& by_r = plan.tuned_by_r[info.name];
   if (auto it = by_r.find(bucket); it != by_r.end()) {
@@ -594,7 +602,7 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
   // three-phase competes up to the limit (or when named): its node map.
   if (plan.torus.size() <= kSteppedProfileLimit || named == "three-phase")
     if (const int e = ensure_node_map(plan); e != MPI_SUCCESS) return e;
-  const int result = predict_all(context_of(plan, *m), block_bytes, named, out, best);
+  const int result = predict_all(choice_of(plan), block_bytes, named, out, best);
   plan.profiling_scratch.reset();
   return result;
 }
@@ -658,7 +666,7 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
     const Machine* m = nullptr;
     if ((err = machine_of(plan, &m)) != MPI_SUCCESS) return err;
     err = tuned_of(plan, *info, block_bytes, &s, &why);
-    err = agree_once(plan, first + " " + std::to_string(tuned_bucket(context_of(plan, *m), *info, block_bytes)), err);
+    err = agree_once(plan, first + " " + std::to_string(tuned_bucket(choice_of(plan), *info, block_bytes)), err);
   } else {
     if (first == "three-phase" && (err = ensure_node_map(plan)) != MPI_SUCCESS) return err;
     err = agreed_schedule_of(plan, first, &s, &why);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "api/calibrate.hpp"
+#include "model/choice.hpp"
 #include "model/cost.hpp"
 #include "schedule/bridgehead.hpp"
 #include "schedule/schedule.hpp"
@@ -56,6 +57,8 @@ struct Plan {
   std::map<std::string, std::map<long, const Schedule*>> tuned_by_r;
   std::map<std::string, std::map<long, std::string>> tuned_params;
   std::unique_ptr<Calibration> calibration;                     ///< measured on first need (collective)
+  /// The selector's view of this plan, made once after the calibration.
+  std::unique_ptr<ChoiceContext> choice;
   std::map<std::string, CostProfile> profiles;                  ///< cost profiles by schedule key or "vendor ALG"
   std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile
   std::map<long long, std::string> auto_choice;                 ///< block bytes -> what auto runs
