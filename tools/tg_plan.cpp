@@ -18,15 +18,11 @@
 
 #include "model/choice.hpp"
 #include "model/closed_form.hpp"
-#include "schedule/bridgehead.hpp"
-#include "schedule/chordal_ring.hpp"
-#include "schedule/circulant.hpp"
 #include "schedule/cycles.hpp"
 #include "schedule/hamiltonian_partial.hpp"
 #include "schedule/lee_code.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
-#include "schedule/three_phase.hpp"
 #include "simulate/simulate.hpp"
 
 using namespace torusgather;
