@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -426,7 +428,7 @@ bool BridgeheadSchedule::parse(const std::string& text, const Torus& torus, std:
 }
 
 std::string BridgeheadSchedule::not_applicable(const Torus& torus) {
-  if (torus.size() > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
+  if (torus.active_axes().empty()) return "needs a side > 1";
   return {};
 }
 
@@ -457,97 +459,193 @@ std::string BridgeheadSchedule::construction() const {
 
 namespace {
 
-/// The calls of circgos on the rings of each axis in `axes`, in that order
-/// (params[i] for axes[i]), into `builder`. Where pad is given, empty
-/// rounds follow phase i until the builder has pad[i] rounds in all: the
-/// colours of bridgehead-coloured keep in step, so no two share an axis.
-void generate(GossipBuilder& builder, const Torus& torus, const std::vector<int>& axes,
-              const std::vector<RingParams>& params, const std::vector<long long>& pad) {
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const int axis = axes[i];
-    const int n = torus.dim(axis);
-    const RingParams& p = params[i];
-    // Every ring along this axis runs the same steps at once.
-    std::vector<Rank> rings;
-    for (Rank r = 0; r < torus.size(); ++r)
-      if (torus.coord(r, axis) == 0) rings.push_back(r);
-    auto at = [&](Rank ring, int pos) { return torus.shift(ring, axis, pos); };
-    auto line = [&](bool plus, int dist) { return std::vector<Port>(static_cast<std::size_t>(dist), make_port(axis, plus)); };
-    // Phase 1: concentrate each segment into its bridgehead.
-    const auto segs = segments(n, p.a);
-    std::vector<std::vector<std::vector<Merge>>> merges;
-    std::size_t phase1 = 0;
-    for (const auto& seg : segs) {
-      int leader = 0;
-      merges.push_back(concentration(seg.length, &leader));
-      phase1 = std::max(phase1, merges.back().size());
+/// circgos(n, a, b) on one ring of n positions (port 1 rightwards, 0
+/// leftwards), into `builder`, a GossipBuilder over those n positions. Every
+/// ring of an axis runs these steps at once, and a position's data is what
+/// its rank held when the axis began (the blocks of the ranks that differ
+/// from it on the axes already done), the same amount for every position:
+/// so what a call carries follows from the ring alone, and a rank needs
+/// only n x n bits, not P x P, to derive its calls.
+void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
+  auto line = [](bool plus, int dist) { return std::vector<Port>(static_cast<std::size_t>(dist), make_port(0, plus)); };
+  // Phase 1: concentrate each segment into its bridgehead.
+  const auto segs = segments(n, p.a);
+  std::vector<std::vector<std::vector<Merge>>> merges;
+  std::size_t phase1 = 0;
+  for (const auto& seg : segs) {
+    int leader = 0;
+    merges.push_back(concentration(seg.length, &leader));
+    phase1 = std::max(phase1, merges.back().size());
+  }
+  for (std::size_t j = 0; j < phase1; ++j) {
+    builder.next_round();
+    for (std::size_t g = 0; g < segs.size(); ++g) {
+      if (j >= merges[g].size()) continue;
+      for (const auto& m : merges[g][j])
+        builder.call(segs[g].start + m.from, line(m.to > m.from, std::abs(m.to - m.from)));
     }
-    for (std::size_t j = 0; j < phase1; ++j) {
+  }
+  // Phase 2: approach 1 among the bridgeheads, both ways round.
+  const auto heads0 = initial_heads(n, p.a);
+  const auto gap0 = gaps(heads0, n);
+  if (p.a >= 2)
+    for (int step = 0; step < p.a / 2; ++step) {
       builder.next_round();
-      for (Rank ring : rings)
-        for (std::size_t g = 0; g < segs.size(); ++g) {
-          if (j >= merges[g].size()) continue;
-          for (const auto& m : merges[g][j])
-            builder.call(at(ring, segs[g].start + m.from), line(m.to > m.from, std::abs(m.to - m.from)));
-        }
-    }
-    // Phase 2: approach 1 among the bridgeheads, both ways round.
-    const auto heads0 = initial_heads(n, p.a);
-    const auto gap0 = gaps(heads0, n);
-    if (p.a >= 2)
-      for (int step = 0; step < p.a / 2; ++step) {
-        builder.next_round();
-        for (Rank ring : rings)
-          for (std::size_t h = 0; h < heads0.size(); ++h) {
-            const std::size_t prev = (h + heads0.size() - 1) % heads0.size();
-            builder.call(at(ring, heads0[h]), line(true, gap0[h]));
-            builder.call(at(ring, heads0[h]), line(false, gap0[prev]));
-          }
-      }
-    // Phase 3: each bridgehead holds the ring's data; cut it in k packets
-    // of n/k positions and pipeline them to the new bridgeheads. A
-    // position's data is what its rank held when this axis began: the
-    // blocks of the ranks that differ from it on the axes already done.
-    std::vector<Rank> offsets{0};
-    for (std::size_t j = 0; j < i; ++j) {
-      std::vector<Rank> more;
-      for (Rank o : offsets)
-        for (int x = 0; x < torus.dim(axes[j]); ++x) more.push_back(o + x * torus.stride(axes[j]));
-      offsets = std::move(more);
-    }
-    std::uint32_t done_mask = 0;
-    for (std::size_t j = 0; j < i; ++j) done_mask |= 1u << axes[j];
-    for (const auto& round : chain_rounds(n, p.a, p.b, p.k)) {
-      for (const auto& step : round) {
-        builder.next_round();
-        for (Rank ring : rings)
-          for (const auto& c : step) {
-            std::vector<Rank> blocks;
-            const auto packet = packet_run(n, p.k, c.packet);
-            for (int x = packet.first; x < packet.second; ++x) {
-              const Rank base = torus.clear_axes(at(ring, x), done_mask);
-              for (Rank o : offsets) blocks.push_back(base + o);
-            }
-            std::sort(blocks.begin(), blocks.end());
-            builder.offer(at(ring, c.from), line(c.plus, c.dist), blocks);
-          }
+      for (std::size_t h = 0; h < heads0.size(); ++h) {
+        const std::size_t prev = (h + heads0.size() - 1) % heads0.size();
+        builder.call(heads0[h], line(true, gap0[h]));
+        builder.call(heads0[h], line(false, gap0[prev]));
       }
     }
-    if (i < pad.size())
-      while (builder.rounds() < pad[i]) builder.next_round();
+  // Phase 3: each bridgehead holds the ring's data; cut it in k packets
+  // of n/k positions and pipeline them to the new bridgeheads.
+  for (const auto& round : chain_rounds(n, p.a, p.b, p.k)) {
+    for (const auto& step : round) {
+      builder.next_round();
+      for (const auto& c : step) {
+        std::vector<Rank> blocks;
+        const auto packet = packet_run(n, p.k, c.packet);
+        for (int x = packet.first; x < packet.second; ++x) blocks.push_back(x);
+        builder.offer(c.from, line(c.plus, c.dist), blocks);
+      }
+    }
   }
 }
 
+/// Colour c of bridgehead-coloured takes the active axes from the c-th on,
+/// cyclically: in phase f it runs along axis (c + f) mod d.
+std::size_t rotated(std::size_t c, std::size_t f, std::size_t d) { return (c + f) % d; }
+
 }  // namespace
 
+/// A rank's program: its calls on each axis, derived from the rings it is
+/// on (n x n bits per ring, dropped once derived), and the blocks of each
+/// call expanded from ring positions to ranks as it is made.
+class BridgeheadSchedule::Program final : public RankProgram {
+ public:
+  Program(const BridgeheadSchedule& s, Rank self) : s_(s), self_(self) {
+    const Torus& t = s.torus();
+    for (const auto& ph : s.phases_) {
+      const int n = t.dim(ph.axis);
+      const int mine = t.coord(self, ph.axis);
+      Torus ring({n});
+      GossipBuilder builder(n, [&ring](Rank r, Port p) { return ring.neighbor(r, p); });
+      builder.stream_to([&](long long round, const Call& c) {
+        if (c.from != mine && c.to != mine) return;
+        const Port first = make_port(ph.axis, port_plus(c.route.front()));
+        const int dist = static_cast<int>(c.route.size());
+        routes_.try_emplace(std::make_pair(first, dist), static_cast<std::size_t>(dist), first);
+        // A call to itself around a ring of 2 cannot happen: dist < n.
+        if (c.from == mine)
+          calls_.push_back({ph.start + round, true, static_cast<int>(c.to), first, dist, c.ranges, ph.colour, ph.done, ph.axis});
+        if (c.to == mine)
+          calls_.push_back({ph.start + round, false, static_cast<int>(c.from), first, dist, c.ranges, ph.colour, ph.done, ph.axis});
+      });
+      ring_generate(builder, n, s.params_[ph.param]);
+    }
+    std::stable_sort(calls_.begin(), calls_.end(), [](const Mine& a, const Mine& b) { return a.round < b.round; });
+  }
+
+  void next_round(RoundOps& ops) override {
+    ops.clear();
+    ++round_;
+    const std::size_t first = next_;
+    while (next_ < calls_.size() && calls_[next_].round == round_) ++next_;
+    ranges_.resize(next_ - first);
+    const Torus& t = s_.torus();
+    for (std::size_t i = first; i < next_; ++i) {
+      const Mine& c = calls_[i];
+      BlockRanges& out = ranges_[i - first];
+      expand(c, out);
+      Transfer x;
+      x.port = c.port;
+      x.peer = t.shift(self_, c.axis, c.peer - t.coord(self_, c.axis));
+      x.route = &routes_.at(std::make_pair(c.port, c.dist));
+      x.ranges = &out;
+      x.piece.colour = static_cast<std::uint16_t>(c.colour);
+      x.piece.colours = static_cast<std::uint16_t>(s_.colours_);
+      (c.send ? ops.sends : ops.recvs).push_back(x);
+    }
+  }
+
+ private:
+  struct Mine {
+    long long round;
+    bool send;
+    int peer;
+    Port port;
+    int dist;
+    BlockRanges positions;
+    int colour;
+    std::uint32_t done;
+    int axis;
+  };
+
+  /// The blocks of the ranks whose coordinates are any on the axes done,
+  /// in `c.positions` on the call's axis, and this rank's elsewhere: sorted
+  /// ranges in the row-major receive buffer, built slowest axis first.
+  void expand(const Mine& c, BlockRanges& out) const {
+    const Torus& t = s_.torus();
+    out.clear();
+    const int D = t.ndims();
+    int m = D;  // axes m.. are all free: each value of the axes before is one chunk
+    while (m > 0 && ((c.done >> (m - 1)) & 1u || t.dim(m - 1) == 1)) --m;
+    Rank chunk = 1;
+    for (int k = m; k < D; ++k) chunk *= t.dim(k);
+    auto emit = [&out](Rank lo, Rank hi) {
+      if (!out.empty() && out.back().second == lo) out.back().second = hi;
+      else out.emplace_back(lo, hi);
+    };
+    // Odometer over axes 0 .. m-2; axis m-1 (the call's axis or a fixed
+    // one) gives the ranges of each prefix.
+    std::function<void(int, Rank)> walk = [&](int k, Rank base) {
+      if (k == m - 1) {
+        if (k == c.axis) {
+          for (const auto& run : c.positions)
+            emit(base + static_cast<Rank>(run.first) * chunk, base + static_cast<Rank>(run.second) * chunk);
+        } else {
+          const Rank at = base + static_cast<Rank>(t.coord(self_, k)) * chunk;
+          emit(at, at + chunk);
+        }
+        return;
+      }
+      const Rank stride = t.stride(k);
+      if (k == c.axis) {
+        for (const auto& run : c.positions)
+          for (Rank v = run.first; v < run.second; ++v) walk(k + 1, base + v * stride);
+      } else if ((c.done >> k) & 1u) {
+        for (Rank v = 0; v < t.dim(k); ++v) walk(k + 1, base + v * stride);
+      } else {
+        walk(k + 1, base + static_cast<Rank>(t.coord(self_, k)) * stride);
+      }
+    };
+    walk(0, 0);
+  }
+
+  const BridgeheadSchedule& s_;
+  Rank self_;
+  std::vector<Mine> calls_;
+  std::map<std::pair<Port, int>, std::vector<Port>> routes_;
+  std::vector<BlockRanges> ranges_;
+  std::size_t next_ = 0;
+  long long round_ = 0;
+};
+
+std::unique_ptr<RankProgram> BridgeheadSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }
+
 BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, const char* name)
-    : ExplicitSchedule(torus), name_(name), params_(std::move(params)) {
+    : Schedule(torus), name_(name), params_(std::move(params)) {
   if (std::string why = not_applicable(torus); !why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
   if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
   cost_ = cost(torus, params_);
-  GossipBuilder builder(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
-  generate(builder, torus, torus.active_axes(), params_, {});
-  set_calls(builder.finish());
+  const auto axes = torus.active_axes();
+  long long start = 0;
+  std::uint32_t done = 0;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    phases_.push_back({axes[i], static_cast<int>(i), 0, start, done});
+    start += static_cast<long long>(ring_steps(torus.dim(axes[i]), params_[i]).size());
+    done |= 1u << axes[i];
+  }
 }
 
 std::string BridgeheadSchedule::not_applicable_coloured(const Torus& torus) {
@@ -557,9 +655,7 @@ std::string BridgeheadSchedule::not_applicable_coloured(const Torus& torus) {
 
 namespace {
 
-/// Colour c of bridgehead-coloured takes the active axes from the c-th on,
-/// cyclically: in phase f it runs along axis (c + f) mod d.
-std::size_t rotated(std::size_t c, std::size_t f, std::size_t d) { return (c + f) % d; }
+
 
 }  // namespace
 
@@ -645,46 +741,31 @@ std::vector<RingParams> BridgeheadSchedule::best_coloured(const Torus& torus, do
 }
 
 BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, Coloured)
-    : ExplicitSchedule(torus), name_("bridgehead-coloured"), params_(std::move(params)) {
+    : Schedule(torus), name_("bridgehead-coloured"), params_(std::move(params)) {
   if (std::string why = not_applicable_coloured(torus); !why.empty()) throw std::invalid_argument(std::string(name_) + ": " + why);
   if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument(std::string(name_) + ": " + why);
   const auto axes = torus.active_axes();
   const std::size_t d = axes.size();
   colours_ = static_cast<int>(d);
-  // Every colour's phase f ends after ends[f] rounds.
+  // Every colour's phase f ends after ends[f] rounds: the colours keep in
+  // step, so in every round they run along different axes and their links
+  // never meet.
   std::vector<long long> ends;
   cost_ = coloured_cost_of(torus, params_, [](int n, const RingParams& p) { return ring_steps(n, p); }, &ends);
-  const long long total = ends.back();
-  // The colours one after the other, each with its own holdings (one set of
-  // P x P bits at a time), merged round by round: in every round the
-  // colours run along different axes, so their links never meet.
-  std::vector<std::vector<Call>> calls(static_cast<std::size_t>(total));
   for (std::size_t colour = 0; colour < d; ++colour) {
-    std::vector<int> order;
-    std::vector<RingParams> params_of;
+    std::uint32_t done = 0;
     for (std::size_t f = 0; f < d; ++f) {
-      order.push_back(axes[rotated(colour, f, d)]);
-      params_of.push_back(params_[rotated(colour, f, d)]);
+      const std::size_t i = rotated(colour, f, d);
+      phases_.push_back({axes[i], static_cast<int>(i), static_cast<int>(colour), f ? ends[f - 1] : 0, done});
+      done |= 1u << axes[i];
     }
-    GossipBuilder builder(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
-    generate(builder, torus, order, params_of, ends);
-    auto rounds = builder.finish();
-    if (static_cast<long long>(rounds.size()) != total)
-      throw std::logic_error("bridgehead-coloured: colour " + std::to_string(colour) + " takes " +
-                             std::to_string(rounds.size()) + " rounds, not " + std::to_string(total));
-    for (std::size_t t = 0; t < rounds.size(); ++t)
-      for (Call& call : rounds[t]) {
-        call.colour = static_cast<std::uint16_t>(colour);
-        calls[t].push_back(std::move(call));
-      }
   }
-  set_colours(colours_);
-  set_calls(std::move(calls));
 }
 
 std::string CubgosSchedule::not_applicable(const Torus& torus) {
   if (torus.active_axes().size() < 2) return "needs d >= 2 sides > 1 (on a ring it is circgos: bridgehead)";
-  return BridgeheadSchedule::not_applicable(torus);
+  if (torus.size() > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
+  return {};
 }
 
 std::string CubgosSchedule::check(const Torus& torus, const DiagonalParams& p) {

@@ -30,7 +30,10 @@ struct StepCost {
   double at(double r) const { return static_cast<double>(steps) * r + static_cast<double>(blocks); }
 };
 
-class BridgeheadSchedule final : public ExplicitSchedule {
+/// Each rank derives its own calls from the rings it is on (n x n bits
+/// per ring, §4.3's highdimgos runs the same circgos on every ring of an
+/// axis), not from P x P bits: memory per rank O(its calls).
+class BridgeheadSchedule final : public Schedule {
  public:
   /// One RingParams per active axis, in axis order. Throws
   /// std::invalid_argument if the torus or the parameters do not fit.
@@ -48,7 +51,6 @@ class BridgeheadSchedule final : public ExplicitSchedule {
   /// Empty if params fit the torus (one per active axis, 1 <= a <= n,
   /// 2 <= b, k divides n), else why not.
   static std::string check(const Torus& torus, const std::vector<RingParams>& params);
-  static constexpr long long kMaxRanks = 16384;
 
   /// Approach 2 on every axis: a = 1, b = 3, k = 1 (2⌈log3 n⌉ steps per axis).
   static std::vector<RingParams> concentrate(const Torus& torus);
@@ -74,16 +76,29 @@ class BridgeheadSchedule final : public ExplicitSchedule {
 
   const char* name() const override { return name_; }
   long long rounds() const override { return cost_.steps; }
+  int colours() const override { return colours_; }
+  std::unique_ptr<RankProgram> program(Rank r) const override;
+  bool routed_calls_only() const override { return true; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   double claimed_blocks_sum() const override { return static_cast<double>(cost_.blocks) / colours_; }
   std::string construction() const override;
   const std::vector<RingParams>& params() const { return params_; }
 
  private:
+  class Program;
+  /// One axis of one colour: its ring runs params_[param] from round start + 1.
+  struct Phase {
+    int axis;
+    int param;
+    int colour;
+    long long start;
+    std::uint32_t done;  ///< the axes this colour finished before
+  };
   const char* name_;
   std::vector<RingParams> params_;
   StepCost cost_;  ///< blocks in units of s/colours_
   int colours_ = 1;
+  std::vector<Phase> phases_;
 };
 
 /// cubgos(n, a, b) with k packets per chain (§6.2; torgos of §5.2 when d = 2).
@@ -117,6 +132,7 @@ class CubgosSchedule final : public ExplicitSchedule {
  public:
   CubgosSchedule(const Torus& torus, DiagonalParams params);
   static std::string not_applicable(const Torus& torus);
+  static constexpr long long kMaxRanks = 16384;
   /// Empty if params fit: 1 <= a <= n_0, g = n_0/a an integer dividing every
   /// active side and a power of b (or 1), k dividing n_0.
   static std::string check(const Torus& torus, const DiagonalParams& params);

@@ -34,6 +34,7 @@ class ExplicitSchedule : public Schedule {
   long long rounds() const override { return static_cast<long long>(calls_.size()); }
   int colours() const override { return colours_; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
+  bool routed_calls_only() const override { return true; }
   const std::vector<std::vector<Call>>& calls() const { return calls_; }
 
  protected:

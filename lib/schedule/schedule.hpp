@@ -139,6 +139,9 @@ class Schedule {
   virtual std::string construction() const { return {}; }
   /// O(P*d) proof from the structure, for P too large to step through.
   virtual StructuralProof prove() const { return {}; }
+  /// True where every transfer of every program is a routed call (peer,
+  /// route and ranges set), so the calls can be checked one by one.
+  virtual bool routed_calls_only() const { return false; }
 
   /// The network the schedule's ports and routes refer to: the torus by
   /// default; a circulant or chordal ring on the same ranks overrides both.

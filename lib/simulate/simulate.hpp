@@ -90,12 +90,16 @@ class CallChecker {
 
 /// CallChecker over an explicit schedule's stored calls.
 SimulationReport check_calls(const ExplicitSchedule& schedule);
+/// The same over the calls every rank's program makes (its sends), for
+/// schedules whose calls are all routed and derived per rank
+/// (bridgehead): P programs at once, each O(its calls).
+SimulationReport check_calls(const Schedule& schedule);
 
 /// Largest P that step_through() is used for by verify().
 constexpr long long kStepThroughLimit = 4096;
 
 /// step_through() up to kStepThroughLimit ranks; beyond, check_calls() for
-/// explicit schedules and prove_structure() for the others.
+/// schedules of routed calls only and prove_structure() for the others.
 /// Either way `complete` also requires the claimed round count and link load.
 SimulationReport verify(const Schedule& schedule);
 
