@@ -52,7 +52,7 @@ bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlg
 
 ProfileCompute profiling(const Torus& torus, const std::string& name,
                          std::function<int(const Schedule**, std::string*)> get) {
-  if (torus.size() > kSteppedProfileLimit)
+  if (torus.size() > kSteppedProfileLimit && !has_ring_profile(name, torus))
     return [&torus, name](CostProfile* p, std::string* why) {
       if (!closed_form_profile(name, torus, p)) *why = kNoClosedForm;
       return 0;
@@ -60,7 +60,8 @@ ProfileCompute profiling(const Torus& torus, const std::string& name,
   return [&torus, name, get = std::move(get)](CostProfile* p, std::string* why) {
     const Schedule* s = nullptr;
     const int err = get(&s, why);
-    if (err == 0 && s && !closed_form_profile(name, torus, p)) *p = profile(*s, 4096, &torus);
+    if (err == 0 && s && !closed_form_profile(name, torus, p) && !closed_form_profile(*s, p))
+      *p = profile(*s, 4096, &torus);
     return err;
   };
 }
@@ -75,7 +76,9 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     c.name = info.name;
     c.named_only = info.not_selected != nullptr;
     c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(torus);
-    if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !has_closed_form(c.name)) c.why_not = kNoClosedForm;
+    if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !has_closed_form(c.name) &&
+        !has_ring_profile(c.name, torus))
+      c.why_not = kNoClosedForm;
     // Every rank builds what runs: the cycle search only up to the limit and
     // in 2D-4D (it takes 1.9 s to fail on 4x4x4x4x2, 19.5 s to succeed on
     // 4x4x4x4x4x4).

@@ -4,6 +4,8 @@
 // each against profile() / vendor_profile_stepped() round by round.
 #include "model/closed_form.hpp"
 
+#include "schedule/bridgehead.hpp"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -154,6 +156,29 @@ CostProfile hamiltonian_profile(const Torus& t) {
 }  // namespace
 
 bool has_closed_form(const std::string& algorithm) { return algorithm == "dim-rings" || algorithm == "hamiltonian"; }
+
+bool has_ring_profile(const std::string& algorithm, const Torus& torus) {
+  if (algorithm != "bridgehead" && algorithm != "bridgehead-coloured" && algorithm != "concentrate") return false;
+  for (int axis : torus.active_axes())
+    if (torus.dim(axis) > kRingProfileSideLimit) return false;
+  return true;
+}
+
+bool closed_form_profile(const Schedule& schedule, CostProfile* out) {
+  const auto* b = dynamic_cast<const BridgeheadSchedule*>(&schedule);
+  if (!b) return false;
+  *out = CostProfile{};
+  for (const auto& l : b->round_loads()) {
+    RoundCost c;
+    c.link_blocks = l.link_blocks;
+    c.recv_blocks = l.recv_blocks;
+    c.sends = l.sends;
+    c.recvs = l.recvs;
+    c.hops = l.hops;
+    out->add(c);
+  }
+  return true;
+}
 
 bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out) {
   if (algorithm == "dim-rings") {

@@ -29,6 +29,21 @@ constexpr const char* kNeedsSearch =
 /// Whether closed_form_profile knows `algorithm`.
 bool has_closed_form(const std::string& algorithm);
 
+/// Sides up to which `auto` considers bridgehead, bridgehead-coloured and
+/// concentrate above kSteppedProfileLimit: their profile comes from one
+/// ring per side, but the a, b, k search over the cost formula grows with
+/// the side (the first block size: 8 ms on 16x16x16, 32 ms on 32x32x32).
+constexpr int kRingProfileSideLimit = 16;
+
+/// Whether `algorithm` on `torus` gets its profile from a built schedule's
+/// rings (closed_form_profile(const Schedule&)) above kSteppedProfileLimit.
+bool has_ring_profile(const std::string& algorithm, const Torus& torus);
+
+/// The profile of a built schedule from its construction where it has one
+/// (bridgehead and its variants: from one ring per side, O(rounds * n)
+/// calls, not P ranks); false otherwise.
+bool closed_form_profile(const Schedule& schedule, CostProfile* out);
+
 /// The profile of schedule `algorithm` on `torus` from its construction,
 /// without building the schedule; false where no closed form is known yet
 /// (then profile() on the built schedule is the only way).

@@ -31,8 +31,7 @@ struct Merge {
 /// A trailing pair merges into its second; a trailing single waits. A group
 /// is a run of consecutive offsets: held[i] is the run offset i holds after
 /// the phase (its group when it last led one).
-std::vector<std::vector<Merge>> concentration(int m, int* leader,
-                                              std::vector<std::pair<int, int>>* held = nullptr) {
+std::vector<std::vector<Merge>> concentrate_segment(int m, int* leader, std::vector<std::pair<int, int>>* held) {
   std::vector<std::pair<int, long long>> leaders;  // (offset, group size)
   std::vector<std::pair<int, int>> run;            // run[offset]: [first, last + 1)
   for (int i = 0; i < m; ++i) {
@@ -67,6 +66,22 @@ std::vector<std::vector<Merge>> concentration(int m, int* leader,
   *leader = m > 0 ? leaders.front().first : 0;
   if (held) *held = std::move(run);
   return steps;
+}
+
+/// concentrate_segment, remembered per m (the parameter searches ask for the
+/// same few segment lengths thousands of times).
+std::vector<std::vector<Merge>> concentration(int m, int* leader, std::vector<std::pair<int, int>>* held = nullptr) {
+  struct Known {
+    std::vector<std::vector<Merge>> steps;
+    int leader = 0;
+    std::vector<std::pair<int, int>> held;
+  };
+  thread_local std::map<int, Known> known;
+  auto [it, fresh] = known.try_emplace(m);
+  if (fresh) it->second.steps = concentrate_segment(m, &it->second.leader, &it->second.held);
+  *leader = it->second.leader;
+  if (held) *held = it->second.held;
+  return it->second.steps;
 }
 
 struct Segment {
@@ -155,51 +170,61 @@ struct ChainCall {
 /// step after it got it, and nothing is sent to a node that has it or gets
 /// it this step (where the streams cross).
 std::vector<std::vector<ChainCall>> round_calls(const std::vector<int>& heads, int n, int b, int k) {
-  std::vector<std::vector<ChainCall>> steps;
-  const auto gap = gaps(heads, n);
-  for (std::size_t h = 0; h < heads.size(); ++h) {
-    std::vector<int> chain{0};
-    for (int off : inserted(gap[h], b)) chain.push_back(off);
-    chain.push_back(gap[h]);
+  // A gap's streams depend only on its length (a ring has one or two):
+  // run them once per length, as (step, chain node from, to, packet).
+  struct Rel {
+    int step, from, to, packet;
+  };
+  std::map<int, std::pair<std::vector<int>, std::vector<Rel>>> by_gap;
+  auto streams = [&](int g) -> const std::pair<std::vector<int>, std::vector<Rel>>& {
+    auto [it, fresh] = by_gap.try_emplace(g);
+    if (!fresh) return it->second;
+    std::vector<int>& chain = it->second.first;
+    std::vector<Rel>& rels = it->second.second;
+    chain.push_back(0);
+    for (int off : inserted(g, b)) chain.push_back(off);
+    chain.push_back(g);
     const int t = static_cast<int>(chain.size()) - 2;
-    if (t <= 0) continue;
-    std::vector<std::vector<char>> has(chain.size(), std::vector<char>(static_cast<std::size_t>(k), 0));
-    has.front().assign(static_cast<std::size_t>(k), 1);
-    has.back().assign(static_cast<std::size_t>(k), 1);
-    auto done = [&] {
-      for (int j = 1; j <= t; ++j)
-        for (char c : has[static_cast<std::size_t>(j)])
-          if (!c) return false;
-      return true;
-    };
-    auto pos = [&](int j) { return (heads[h] + chain[static_cast<std::size_t>(j)]) % n; };
+    if (t <= 0) return it->second;
+    const auto K = static_cast<std::size_t>(k);
+    std::vector<char> has(chain.size() * K, 0), now;
+    std::fill(has.begin(), has.begin() + static_cast<long>(K), 1);
+    std::fill(has.end() - static_cast<long>(K), has.end(), 1);
+    auto at = [K](std::vector<char>& v, int j, int p) -> char& { return v[static_cast<std::size_t>(j) * K + static_cast<std::size_t>(p - 1)]; };
+    auto done = [&] { return std::all_of(has.begin() + static_cast<long>(K), has.end() - static_cast<long>(K), [](char c) { return c != 0; }); };
     for (int s = 1; !done(); ++s) {
-      if (steps.size() < static_cast<std::size_t>(s)) steps.emplace_back();
-      auto now = has;
+      now = has;
       // Left stream: packet p (1-based) leaves chain node j at step p + j.
       for (int j = 0; j < t; ++j) {
         const int p = s - j;
-        if (p < 1 || p > k) continue;
-        const auto pk = static_cast<std::size_t>(p - 1);
-        if (!has[static_cast<std::size_t>(j)][pk] || now[static_cast<std::size_t>(j + 1)][pk]) continue;
-        now[static_cast<std::size_t>(j + 1)][pk] = 1;
-        steps[static_cast<std::size_t>(s - 1)].push_back(
-            {pos(j), pos(j + 1), true, chain[static_cast<std::size_t>(j + 1)] - chain[static_cast<std::size_t>(j)], p - 1});
+        if (p < 1 || p > k || !at(has, j, p) || at(now, j + 1, p)) continue;
+        at(now, j + 1, p) = 1;
+        rels.push_back({s, j, j + 1, p - 1});
       }
       // Right stream: packets k, k-1, ...; the u-th node from the right end
       // forwards packet k - (s - u) + 1 to its left.
       for (int u = 0; u < t; ++u) {
         const int j = t + 1 - u;
         const int p = k - (s - u) + 1;
-        if (p < 1 || p > k) continue;
-        const auto pk = static_cast<std::size_t>(p - 1);
-        if (!has[static_cast<std::size_t>(j)][pk] || now[static_cast<std::size_t>(j - 1)][pk]) continue;
-        now[static_cast<std::size_t>(j - 1)][pk] = 1;
-        steps[static_cast<std::size_t>(s - 1)].push_back(
-            {pos(j), pos(j - 1), false, chain[static_cast<std::size_t>(j)] - chain[static_cast<std::size_t>(j - 1)], p - 1});
+        if (p < 1 || p > k || !at(has, j, p) || at(now, j - 1, p)) continue;
+        at(now, j - 1, p) = 1;
+        rels.push_back({s, j, j - 1, p - 1});
       }
       if (now == has) throw std::logic_error("bridgehead: phase 3 streams stalled");
-      has = std::move(now);
+      has.swap(now);
+    }
+    return it->second;
+  };
+  std::vector<std::vector<ChainCall>> steps;
+  const auto gap = gaps(heads, n);
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const auto& [chain, rels] = streams(gap[h]);
+    auto pos = [&](int j) { return (heads[h] + chain[static_cast<std::size_t>(j)]) % n; };
+    for (const Rel& r : rels) {
+      if (steps.size() < static_cast<std::size_t>(r.step)) steps.resize(static_cast<std::size_t>(r.step));
+      const bool plus = r.to > r.from;
+      const int dist = std::abs(chain[static_cast<std::size_t>(r.to)] - chain[static_cast<std::size_t>(r.from)]);
+      steps[static_cast<std::size_t>(r.step - 1)].push_back({pos(r.from), pos(r.to), plus, dist, r.packet});
     }
   }
   return steps;
@@ -290,22 +315,37 @@ std::vector<long long> ring_steps_of(int n, const RingParams& p);
 
 }  // namespace
 
-std::vector<long long> BridgeheadSchedule::ring_steps(int n, const RingParams& p) {
-  // The parameter searches (best, best_coloured) ask for the same rings
-  // again and again, per axis, per colour and per r bucket: 13 ms per rank
-  // and bucket on 8x8x8 without this memo, 190 ms on 32x32.
+namespace {
+
+/// A ring's steps and their sum, remembered: the parameter searches (best,
+/// best_coloured) ask for the same rings again and again, per axis, per
+/// colour and per r bucket (13 ms per rank and bucket on 8x8x8 without it).
+struct RingSteps {
+  std::vector<long long> steps;
+  long long sum = 0;
+};
+
+std::shared_ptr<const RingSteps> remembered_steps(int n, const RingParams& p) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, int, int, int>, std::vector<long long>> known;
+  static std::map<std::tuple<int, int, int, int>, std::shared_ptr<const RingSteps>> known;
   const auto key = std::make_tuple(n, p.a, p.b, p.k);
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find(key); it != known.end()) return it->second;
   }
-  std::vector<long long> steps = ring_steps_of(n, p);
+  auto entry = std::make_shared<RingSteps>();
+  entry->steps = ring_steps_of(n, p);
+  for (long long size : entry->steps) entry->sum += size;
   std::lock_guard<std::mutex> lock(mutex);
   if (known.size() > 100000) known.clear();  // bounded: rings of a few shapes fill it
-  known.emplace(key, steps);
-  return steps;
+  known.emplace(key, entry);
+  return entry;
+}
+
+}  // namespace
+
+std::vector<long long> BridgeheadSchedule::ring_steps(int n, const RingParams& p) {
+  return remembered_steps(n, p)->steps;
 }
 
 namespace {
@@ -343,12 +383,8 @@ std::vector<long long> ring_steps_of(int n, const RingParams& p) {
 }  // namespace
 
 StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long unit) {
-  StepCost c;
-  for (long long size : ring_steps(n, p)) {
-    ++c.steps;
-    c.blocks += size * unit;
-  }
-  return c;
+  const auto ring = remembered_steps(n, p);
+  return StepCost{static_cast<long long>(ring->steps.size()), ring->sum * unit};
 }
 
 StepCost BridgeheadSchedule::cost(const Torus& torus, const std::vector<RingParams>& params) {
@@ -632,6 +668,76 @@ class BridgeheadSchedule::Program final : public RankProgram {
 };
 
 std::unique_ptr<RankProgram> BridgeheadSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }
+
+std::vector<BridgeheadSchedule::RoundLoad> BridgeheadSchedule::round_loads() const {
+  const Torus& t = torus();
+  std::vector<RoundLoad> out(static_cast<std::size_t>(rounds()));
+  std::map<std::pair<int, int>, std::vector<RoundLoad>> rings;  // (n, param) -> loads in ring positions
+  for (const auto& ph : phases_) {
+    const int n = t.dim(ph.axis);
+    auto [it, fresh] = rings.try_emplace(std::make_pair(n, ph.param));
+    if (fresh) {
+      Torus ring({n});
+      GossipBuilder builder(n, [&ring](Rank r, Port p) { return ring.neighbor(r, p); });
+      std::vector<RoundLoad>& loads = it->second;
+      std::vector<long long> link(static_cast<std::size_t>(2 * n)), recv(static_cast<std::size_t>(n));
+      std::vector<int> sends(static_cast<std::size_t>(n)), recvs(static_cast<std::size_t>(n));
+      long long current = 0;
+      auto close = [&] {
+        if (current == 0) return;
+        RoundLoad& l = loads[static_cast<std::size_t>(current - 1)];
+        l.link_blocks = static_cast<double>(*std::max_element(link.begin(), link.end()));
+        l.recv_blocks = static_cast<double>(*std::max_element(recv.begin(), recv.end()));
+        l.sends = *std::max_element(sends.begin(), sends.end());
+        l.recvs = *std::max_element(recvs.begin(), recvs.end());
+        std::fill(link.begin(), link.end(), 0);
+        std::fill(recv.begin(), recv.end(), 0);
+        std::fill(sends.begin(), sends.end(), 0);
+        std::fill(recvs.begin(), recvs.end(), 0);
+      };
+      builder.stream_to([&](long long round, const Call& c) {
+        while (current < round) {
+          close();
+          loads.emplace_back();
+          ++current;
+        }
+        const long long blocks = block_count(c.ranges);
+        // An MPI message: the network takes the shorter way round (+ on a
+        // tie), whatever way the paper drew, as profile() charges it.
+        const int ahead = static_cast<int>(((c.to - c.from) % n + n) % n);
+        const bool plus = ahead <= n - ahead;
+        const int hops = plus ? ahead : n - ahead;
+        Rank at = c.from;
+        for (int k = 0; k < hops; ++k) {
+          link[static_cast<std::size_t>(2 * at + make_port(0, plus))] += blocks;
+          at = ring.neighbor(at, make_port(0, plus));
+        }
+        recv[static_cast<std::size_t>(c.to)] += blocks;
+        ++sends[static_cast<std::size_t>(c.from)];
+        ++recvs[static_cast<std::size_t>(c.to)];
+        RoundLoad& l = loads[static_cast<std::size_t>(round - 1)];
+        l.hops = std::max(l.hops, hops);
+      });
+      ring_generate(builder, n, params_[static_cast<std::size_t>(ph.param)]);
+      close();
+      loads.resize(static_cast<std::size_t>(builder.rounds()));
+    }
+    long long unit = 1;
+    for (int a = 0; a < t.ndims(); ++a)
+      if ((ph.done >> a) & 1u) unit *= t.dim(a);
+    const double scale = static_cast<double>(unit) / colours_;
+    for (std::size_t j = 0; j < it->second.size(); ++j) {
+      const RoundLoad& l = it->second[j];
+      RoundLoad& o = out.at(static_cast<std::size_t>(ph.start) + j);
+      o.link_blocks = std::max(o.link_blocks, l.link_blocks * scale);
+      o.recv_blocks += l.recv_blocks * scale;
+      o.sends += l.sends;
+      o.recvs += l.recvs;
+      o.hops = std::max(o.hops, l.hops);
+    }
+  }
+  return out;
+}
 
 BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, const char* name)
     : Schedule(torus), name_(name), params_(std::move(params)) {

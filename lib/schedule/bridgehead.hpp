@@ -81,6 +81,20 @@ class BridgeheadSchedule final : public Schedule {
   bool routed_calls_only() const override { return true; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   double claimed_blocks_sum() const override { return static_cast<double>(cost_.blocks) / colours_; }
+
+  /// One round's loads, over all ranks: the busiest directed link's and the
+  /// busiest receiver's blocks (of s), the most messages a rank sends and
+  /// receives, the longest route.
+  struct RoundLoad {
+    double link_blocks = 0, recv_blocks = 0;
+    int sends = 0, recvs = 0, hops = 0;
+  };
+  /// Every round's loads as the cost model charges them (an MPI message
+  /// takes the shorter way round), from one ring per side (n x n bits,
+  /// O(rounds * n) calls), not from P ranks: every ring of an axis does the same, and in
+  /// a round the colours run on different axes, so their sends add up and
+  /// their links never meet.
+  std::vector<RoundLoad> round_loads() const;
   std::string construction() const override;
   const std::vector<RingParams>& params() const { return params_; }
 

@@ -78,6 +78,33 @@ TEST(ClosedFormFull, HamiltonianEqualsSteppedUpTo4096) {
   EXPECT_EQ(checked, 3);  // 4x4x4x4x4, 4x4x4x4x4x4, 16x16x16
 }
 
+// bridgehead and its variants: the loads of one ring per side equal the
+// stepped profile over all P ranks, for several r (a, b, k from the search).
+TEST(ClosedForm, BridgeheadFromItsRingsEqualsStepped) {
+  int checked = 0, applicable = 0;
+  for (const char* name : {"bridgehead", "bridgehead-coloured", "concentrate"})
+    for (double r : {0.25, 4.0, 64.0})
+      for (const auto& dims : kShapes) {
+        const Torus t(dims);
+        if (t.size() > 512) continue;
+        applicable += find_algorithm(name)->not_applicable(t).empty();  // bridgehead-coloured: two sides > 1
+        BuildContext ctx;
+        ctx.r = r;
+        std::string why;
+        const auto s = try_build(*find_algorithm(name), t, &why, ctx);
+        if (!s) continue;
+        CostProfile closed;
+        ASSERT_TRUE(closed_form_profile(*s, &closed)) << name;
+        expect_same(closed, profile(*s, t.size()), std::string(name) + " r=" + std::to_string(r) + " on " + t.to_string());
+        ++checked;
+      }
+  EXPECT_EQ(checked, applicable);
+  EXPECT_GT(checked, 150);
+  CostProfile p;
+  const auto dim_rings = try_build(*find_algorithm("dim-rings"), Torus({4, 4}), nullptr);
+  EXPECT_FALSE(closed_form_profile(*dim_rings, &p));
+}
+
 TEST(ClosedForm, NoClosedFormIsNotClaimed) {
   CostProfile p;
   EXPECT_FALSE(closed_form_profile("circulant", Torus({4, 4}), &p));
