@@ -78,7 +78,7 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(torus);
     if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !has_closed_form(c.name) &&
         !has_ring_profile(c.name, torus))
-      c.why_not = kNoClosedForm;
+      c.why_not = has_ring_profile(c.name, Torus({2})) ? kSideTooLong : kNoClosedForm;
     // Every rank builds what runs: the cycle search only up to the limit and
     // in 2D-4D (it takes 1.9 s to fail on 4x4x4x4x2, 19.5 s to succeed on
     // 4x4x4x4x4x4).

@@ -158,7 +158,8 @@ CostProfile hamiltonian_profile(const Torus& t) {
 bool has_closed_form(const std::string& algorithm) { return algorithm == "dim-rings" || algorithm == "hamiltonian"; }
 
 bool has_ring_profile(const std::string& algorithm, const Torus& torus) {
-  if (algorithm != "bridgehead" && algorithm != "bridgehead-coloured" && algorithm != "concentrate") return false;
+  if (algorithm == "concentrate") return true;  // a = 1, b = 3, k = 1: no search
+  if (algorithm != "bridgehead" && algorithm != "bridgehead-coloured") return false;
   for (int axis : torus.active_axes())
     if (torus.dim(axis) > kRingProfileSideLimit) return false;
   return true;

@@ -29,11 +29,15 @@ constexpr const char* kNeedsSearch =
 /// Whether closed_form_profile knows `algorithm`.
 bool has_closed_form(const std::string& algorithm);
 
-/// Sides up to which `auto` considers bridgehead, bridgehead-coloured and
-/// concentrate above kSteppedProfileLimit: their profile comes from one
-/// ring per side, but the a, b, k search over the cost formula grows with
+/// Sides up to which `auto` considers bridgehead and bridgehead-coloured
+/// above kSteppedProfileLimit (concentrate on any side): their profile comes
+/// from one ring per side, but the a, b, k search over the cost formula grows with
 /// the side (the first block size: 8 ms on 16x16x16, 32 ms on 32x32x32).
 constexpr int kRingProfileSideLimit = 16;
+/// Why they are not considered on longer sides.
+constexpr const char* kSideTooLong =
+    "above 1024 ranks auto considers it only on sides up to 16: its a, b, k search grows with the side (name it, or "
+    "TORUSGATHER_TUNE)";
 
 /// Whether `algorithm` on `torus` gets its profile from a built schedule's
 /// rings (closed_form_profile(const Schedule&)) above kSteppedProfileLimit.

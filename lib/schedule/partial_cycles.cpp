@@ -22,15 +22,33 @@ bool meets_conditions(const std::vector<long long>& n) {
 }
 
 /// Axis orders meeting the conditions, the largest n_d first (m = P/d + P/n_d).
+/// The conditions see only the sides, so axes of equal side are taken in
+/// index order: the orders of the sides' multiset, not d! axis orders (10!
+/// on a 4^10 torus took 0.7 s per call of not_applicable), at most 8! of them.
 std::vector<std::vector<int>> candidate_orders(const Torus& t) {
-  std::vector<std::vector<int>> out;
-  std::vector<int> order(t.ndims());
-  std::iota(order.begin(), order.end(), 0);
+  std::vector<int> sides(t.dims());
+  std::sort(sides.begin(), sides.end());
+  std::vector<std::vector<int>> orders;
   do {
+    std::vector<int> order;
+    std::vector<bool> used(static_cast<std::size_t>(t.ndims()), false);
+    for (int n : sides)
+      for (int a = 0; a < t.ndims(); ++a)
+        if (!used[static_cast<std::size_t>(a)] && t.dim(a) == n) {
+          used[static_cast<std::size_t>(a)] = true;
+          order.push_back(a);
+          break;
+        }
+    orders.push_back(std::move(order));
+  } while (std::next_permutation(sides.begin(), sides.end()) && orders.size() < 40320);
+  std::sort(orders.begin(), orders.end());  // axis-index order, as the first 64 were always taken
+  std::vector<std::vector<int>> out;
+  for (auto& order : orders) {
     std::vector<long long> n;
     for (int a : order) n.push_back(t.dim(a));
-    if (meets_conditions(n)) out.push_back(order);
-  } while (std::next_permutation(order.begin(), order.end()) && out.size() < 64);
+    if (meets_conditions(n)) out.push_back(std::move(order));
+    if (out.size() == 64) break;
+  }
   std::stable_sort(out.begin(), out.end(),
                    [&](const auto& x, const auto& y) { return t.dim(x.back()) > t.dim(y.back()); });
   return out;
