@@ -9,10 +9,11 @@
 
 namespace torusgather {
 
-/// Above this many ranks `auto` considers only the algorithms with a
-/// closed-form profile. Up to it, rank 0 builds every schedule and steps
-/// through all ranks' rounds (0.1 s on 8x8x8, 0.5-0.6 s at 1024 ranks,
-/// 182 s at 4096), so that the lab's tori up to 27x27 keep their choices
+/// Above this many ranks `auto` considers only the algorithms whose profile
+/// comes from their construction. Up to it, rank 0 builds every schedule
+/// and steps through all ranks' rounds of those without one (the first block
+/// size: 0.04 s on 8x8x8, 0.25 s on 32x32; 182 s at 4096 ranks before the
+/// closed forms), so that the lab's tori up to 27x27 keep their choices
 /// (cubgos on 27x27 with 100 ns links has no closed form yet).
 constexpr long long kSteppedProfileLimit = 1024;
 /// Why an algorithm is not considered above that.

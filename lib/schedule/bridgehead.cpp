@@ -534,16 +534,18 @@ void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
       }
     }
   // Phase 3: each bridgehead holds the ring's data; cut it in k packets
-  // of n/k positions and pipeline them to the new bridgeheads.
+  // of n/k positions and pipeline them to the new bridgeheads. A call
+  // carries its packet less what the callee has or gets earlier in the
+  // step (the caller holds the packet: the simulator checks it).
+  std::vector<std::vector<std::uint64_t>> packets(static_cast<std::size_t>(p.k), builder.mask());
+  for (int c = 0; c < p.k; ++c) {
+    const auto run = packet_run(n, p.k, c);
+    for (int x = run.first; x < run.second; ++x) packets[static_cast<std::size_t>(c)][static_cast<std::size_t>(x / 64)] |= 1ull << (x % 64);
+  }
   for (const auto& round : chain_rounds(n, p.a, p.b, p.k)) {
     for (const auto& step : round) {
       builder.next_round();
-      for (const auto& c : step) {
-        std::vector<Rank> blocks;
-        const auto packet = packet_run(n, p.k, c.packet);
-        for (int x = packet.first; x < packet.second; ++x) blocks.push_back(x);
-        builder.offer(c.from, line(c.plus, c.dist), blocks);
-      }
+      for (const auto& c : step) builder.call(c.from, line(c.plus, c.dist), &packets[static_cast<std::size_t>(c.packet)]);
     }
   }
 }
