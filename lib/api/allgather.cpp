@@ -398,6 +398,7 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
   ctx.torus = &plan.torus;
   ctx.machine = m;
   ctx.vendor_model = vendor_model();
+  ctx.root = plan.rank == 0;
 #ifdef TORUSGATHER_SMPI
   ctx.simgrid = true;
 #endif

@@ -26,6 +26,7 @@ struct ChoiceContext {
   Machine machine;
   std::string vendor_model;  ///< "ompi", "mpich", a single algorithm, or "" (unknown)
   bool simgrid = false;      ///< SimGrid SMPI's ring is the shift and its rd the tree
+  bool root = true;          ///< where profiles are computed (rank 0; tg-plan)
   double tg_per_round = 0;
   double vendor_per_round = 0;
   /// Tuned algorithm name -> the parameters the environment fixes.

@@ -463,9 +463,8 @@ bool BridgeheadSchedule::parse(const std::string& text, const Torus& torus, std:
   return true;
 }
 
-std::string BridgeheadSchedule::not_applicable(const Torus& torus) {
-  if (torus.active_axes().empty()) return "needs a side > 1";
-  return {};
+std::string BridgeheadSchedule::not_applicable(const Torus&) {
+  return {};  // any torus, a single rank (no axis, no round) included
 }
 
 std::string BridgeheadSchedule::check(const Torus& torus, const std::vector<RingParams>& params) {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <stdexcept>
 
 namespace torusgather {
@@ -46,7 +48,7 @@ long long CirculantSchedule::prop9_rounds(long long d, long long p) {
 
 std::string CirculantSchedule::not_applicable(const Torus& torus) {
   if (torus.size() <= 4) return "needs more than 4 ranks (G(N; s, s+1) is defined for N > 4)";
-  if (torus.size() > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
+  if (torus.size() > std::numeric_limits<int>::max()) return "needs fewer than 2^31 ranks";
   return {};
 }
 
@@ -56,7 +58,7 @@ Rank CirculantSchedule::link_target(Rank r, Port p) const {
 }
 
 CirculantSchedule::CirculantSchedule(const Torus& torus, int packets)
-    : ExplicitSchedule(Torus({static_cast<int>(torus.size())})), n_(torus.size()), s_(chord(torus.size())) {
+    : Schedule(Torus({static_cast<int>(torus.size())})), n_(torus.size()), s_(chord(torus.size())) {
   if (std::string why = not_applicable(torus); !why.empty()) throw std::invalid_argument("circulant: " + why);
   // The minimum spanning tree of the broadcast from 0 (Fig. 2, Programs 1
   // and 2), on the lattice of relative addresses: the plane minus the
@@ -145,26 +147,72 @@ CirculantSchedule::CirculantSchedule(const Torus& torus, int packets)
   else
     rounds_ = static_cast<long long>(edges_in_round.size());
   // Rank x sends, in round t on port p, block x - a for every edge a -> a+g_p
-  // of round t (the edge of tree x at x).
-  GossipBuilder b(n_, [this](Rank r, Port p) { return link_target(r, p); });
-  for (const auto& round : edges_in_round) {
-    b.next_round();
-    std::vector<std::vector<Rank>> offsets(ports);
-    for (Rank v : round) offsets[static_cast<std::size_t>(via[static_cast<std::size_t>(v)])].push_back(parent[static_cast<std::size_t>(v)]);
-    for (Rank x = 0; x < n_; ++x)
-      for (Port p = 0; p < ports; ++p) {
-        if (offsets[static_cast<std::size_t>(p)].empty()) continue;
-        std::vector<Rank> blocks;
-        for (Rank a : offsets[static_cast<std::size_t>(p)]) blocks.push_back(((x - a) % n_ + n_) % n_);
-        std::sort(blocks.begin(), blocks.end());
-        b.call(x, {p}, blocks);
-      }
-  }
-  set_calls(b.finish());
+  // of round t (the edge of tree x at x): the offsets a are all a rank
+  // needs, O(N) for all rounds, and each program makes its own blocks.
+  offsets_.assign(edges_in_round.size(), {});
+  for (std::size_t t = 0; t < edges_in_round.size(); ++t)
+    for (Rank v : edges_in_round[t])
+      offsets_[t][static_cast<std::size_t>(via[static_cast<std::size_t>(v)])].push_back(parent[static_cast<std::size_t>(v)]);
   construction_ = "G(" + std::to_string(n_) + "; " + std::to_string(s_) + ", " + std::to_string(s_ + 1) + "), D* = " +
                   std::to_string(diameter(n_)) + ", " +
                   (packets > 0 ? "at most " + std::to_string(packets) + " blocks" : "up to " + std::to_string(link_blocks_) + " blocks") +
                   " per link per round";
 }
+
+/// A rank's rounds: on each port of a round, the blocks x - a of the
+/// round's offsets a, sent by x and received from the rank whose port leads
+/// to x, in the order the calls were listed (senders ascending, ports).
+class CirculantSchedule::Program final : public RankProgram {
+ public:
+  Program(const CirculantSchedule& s, Rank self) : s_(s), self_(self) {
+    for (Port p = 0; p < 4; ++p) routes_[static_cast<std::size_t>(p)] = {p};
+  }
+
+  void next_round(RoundOps& ops) override {
+    ops.clear();
+    const std::size_t t = static_cast<std::size_t>(round_++);
+    if (t >= s_.offsets_.size()) return;
+    const auto& offsets = s_.offsets_[t];
+    std::size_t used = 0;
+    auto blocks_of = [&](Rank x, const std::vector<Rank>& of) -> const BlockRanges* {
+      std::vector<Rank> blocks;
+      blocks.reserve(of.size());
+      for (Rank a : of) blocks.push_back(((x - a) % s_.n_ + s_.n_) % s_.n_);
+      std::sort(blocks.begin(), blocks.end());
+      if (ranges_.size() <= used) ranges_.resize(used + 1);
+      ranges_[used] = to_ranges(blocks);
+      return &ranges_[used++];
+    };
+    std::vector<std::pair<Rank, Transfer>> recvs;
+    for (Port p = 0; p < 4; ++p) {
+      const auto& of = offsets[static_cast<std::size_t>(p)];
+      if (of.empty()) continue;
+      Transfer x;
+      x.port = p;
+      x.route = &routes_[static_cast<std::size_t>(p)];
+      x.peer = s_.link_target(self_, p);
+      ops.sends.push_back(x);
+      x.peer = s_.link_target(self_, p ^ 1);
+      recvs.emplace_back(x.peer, x);
+    }
+    std::stable_sort(recvs.begin(), recvs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Pointers into ranges_ only once it stops growing.
+    ranges_.reserve(ops.sends.size() + recvs.size());
+    for (Transfer& x : ops.sends) x.ranges = blocks_of(self_, offsets[static_cast<std::size_t>(x.port)]);
+    for (auto& [from, x] : recvs) {
+      x.ranges = blocks_of(from, offsets[static_cast<std::size_t>(x.port)]);
+      ops.recvs.push_back(x);
+    }
+  }
+
+ private:
+  const CirculantSchedule& s_;
+  Rank self_;
+  std::vector<Port> routes_[4];
+  std::vector<BlockRanges> ranges_;
+  long long round_ = 0;
+};
+
+std::unique_ptr<RankProgram> CirculantSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }
 
 }  // namespace torusgather

@@ -4,6 +4,8 @@
 // translated; the gossip is their superposition.
 #pragma once
 
+#include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,14 +13,16 @@
 
 namespace torusgather {
 
-class CirculantSchedule final : public ExplicitSchedule {
+/// Node-invariant: every rank's calls are rank 0's translated, so the
+/// schedule keeps one list of tree offsets per round and port (O(N)) and
+/// each program makes its own blocks.
+class CirculantSchedule final : public Schedule {
  public:
   /// On ranks 0..N-1 of any shape (the circulant ignores the torus). With
   /// packets > 0 a link carries at most that many blocks per round
   /// (p-gossip, §5.2); 0: no limit (the D-packet model of Proposition 8).
   explicit CirculantSchedule(const Torus& torus, int packets = 0);
   static std::string not_applicable(const Torus& torus);
-  static constexpr long long kMaxRanks = 16384;
 
   /// The diameter D* = ceil((sqrt(2N-1) - 1)/2) (§2) and the chord s of
   /// the optimal G(N; s, s+1) (§5.1, intervals (4) and (5)).
@@ -29,6 +33,9 @@ class CirculantSchedule final : public ExplicitSchedule {
 
   const char* name() const override { return "circulant"; }
   long long rounds() const override { return rounds_; }
+  int colours() const override { return 1; }
+  std::unique_ptr<RankProgram> program(Rank r) const override;
+  bool routed_calls_only() const override { return true; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   long long claimed_hops_sum() const override { return rounds_; }
   std::string construction() const override { return construction_; }
@@ -40,8 +47,10 @@ class CirculantSchedule final : public ExplicitSchedule {
   long long link_blocks() const { return link_blocks_; }
 
  private:
+  class Program;
   long long n_, s_;
   long long rounds_ = 0;
+  std::vector<std::array<std::vector<Rank>, 4>> offsets_;  ///< per round and port: the tree edges' sources a
   long long link_blocks_ = 0;
   std::string construction_;
 };

@@ -268,7 +268,7 @@ TEST(CallChecker, KeepsColoursApart) {
 }
 
 TEST(CallChecker, AgreesWithStepThroughOnTheLatencyFamily) {
-  std::vector<std::unique_ptr<ExplicitSchedule>> all;
+  std::vector<std::unique_ptr<Schedule>> all;
   all.push_back(std::make_unique<LeeCodeSchedule>(Torus({7, 7, 7})));
   all.push_back(std::make_unique<LeeCodeSchedule>(Torus({10, 10}), true));
   all.push_back(std::make_unique<LeeCodeSchedule>(Torus({27})));
