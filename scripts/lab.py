@@ -66,17 +66,31 @@ def dims_of(name):
     return [int(n) for n in name.split("x")]
 
 
-def bound_us(dims, size, bw, lat, overhead=0.0):
-    """max((P-1)s/(2dB), D*lat + 2*overhead): every rank must receive (P-1)s
-    bytes over 2d links; the block of the farthest rank crosses at least the
-    diameter D = sum(floor(n_i/2)) links (SimGrid adds the latency of every
-    link of a route) in at least one message (a send and a receive overhead)."""
-    p, d = math.prod(dims), len(dims)
+def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0):
+    """max(network, latency): every node must take in the (P-k)s bytes of the
+    other nodes' k ranks each (once, then shared in memory) over its 2d
+    links, and, with an injection limit L on all it sends and receives, move
+    at least P*s bytes through it; the block of the farthest node crosses at
+    least the diameter D = sum(floor(n_i/2)) links (SimGrid adds the latency
+    of every link of a route) in at least one message (a send and a receive
+    overhead). One rank per node and no limit: (P-1)s/(2dB)."""
+    nodes, d = math.prod(dims), len(dims)
+    p = nodes * per_node
     diameter = sum(n // 2 for n in dims)
-    return max((p - 1) * size / (2 * d * bw), diameter * lat + 2 * overhead) * 1e6
+    network = (p - per_node) * size / (2 * d * bw) if nodes > 1 else 0.0
+    if limiter:
+        network = max(network, p * size / limiter)
+    return max(network, diameter * lat + 2 * overhead) * 1e6
 
 
 def platform_name(dims_text, args):
+    if args.preset:  # the preset's own figures; only what differs from them is named
+        extra = [args.preset]
+        if args.per_node != 1:
+            extra.append(f"{args.per_node}pernode")
+        if args.vendor != "ompi":
+            extra.append("vendor" + args.vendor)
+        return "-".join([dims_text] + extra)
     extra = []
     if args.bw != "10GBps":
         extra.append("bw" + args.bw)
@@ -106,13 +120,13 @@ def make_jobs(args):
     requested = args.algorithms.split(",") if args.algorithms else ["all"]
     for dims_text in args.dims:
         dims = dims_of(dims_text)
-        p = math.prod(dims)
+        p = math.prod(dims) * args.per_node
         name = platform_name(dims_text, args)
         tg = [a for a in requested if not a.startswith("smpi-") and a != "all"]
         smpi = [a[len("smpi-"):] for a in requested if a.startswith("smpi-")]
         if "all" in requested:
             tg = ["all"] + tg
-            smpi = smpi_algorithms_for(dims) + smpi
+            smpi = smpi_algorithms_for(dims if args.per_node == 1 else dims + [args.per_node]) + smpi
         if "torusgather" in requested:  # every torusgather algorithm that applies, no SMPI
             tg = ["all"] + [a for a in tg if a != "torusgather"]
         smpi = list(dict.fromkeys(smpi))
@@ -141,14 +155,14 @@ def run_job(job, args, out):
         return dict(job, status="not run (no size fits)", seconds=0.0, command="", raw=raw)
     check_max = max(1, CHECK_LIMIT // (job["ranks"] ** 2))
     cmd = [os.path.join(ROOT, "scripts", "smpi-torus.sh"), "--dims", job["dims"], "--bw", args.bw,
-           "--lat", args.lat, "--sharing", args.sharing]
+           "--lat", args.lat, "--sharing", args.sharing, "--ranks-per-node", str(args.per_node),
+           "--node-bw", args.node_bw, "--node-lat", args.node_lat]
     if args.limiter:
         cmd += ["--limiter", args.limiter]
     if args.overhead:
-        # SMPI's per-message software costs (piecewise "size:offset:factor"):
-        # a sender and a receiver each spend the overhead on every message.
-        seconds = parse_latency(args.overhead)
-        cmd += ["--cfg", f"smpi/os:0:{seconds:g}:0", "--cfg", f"smpi/or:0:{seconds:g}:0"]
+        # SMPI's per-message software costs: a sender and a receiver each
+        # spend the overhead on every message (smpi/os, smpi/or).
+        cmd += ["--overhead", args.overhead]
     if job["kind"] == "torusgather":
         # SMPI's allgather here is the vendor's that auto may delegate to.
         cmd += ["--allgather", args.vendor]
@@ -187,7 +201,9 @@ def collect(result, args):
             name = r["algorithm"] if result["kind"] == "torusgather" else result["kind"]
             size = int(r["bytes"])
             rows.append(dict(platform=result["platform"], ranks=int(r["ranks"]), algorithm=name, bytes=size,
-                             time_us=float(r["max_us"]), bound_us=round(bound_us(dims, size, bw, lat, overhead), 3),
+                             time_us=float(r["max_us"]),
+                             bound_us=round(bound_us(dims, size, bw, lat, overhead, args.per_node,
+                                                     parse_bandwidth(args.limiter) if args.limiter else 0.0), 3),
                              checked=r["checked"], ok=r["ok"], predicted_us=r.get("predicted_us") or "",
                              ran=r["ran"] if result["kind"] == "torusgather" else ""))
     return rows
@@ -274,12 +290,20 @@ def main():
     ap.add_argument("--sizes", help="comma-separated block sizes in bytes (k/M suffixes)")
     ap.add_argument("--algorithms", help="comma-separated: torusgather names, auto, smpi-NAME, all (default), "
                          "torusgather (all of torusgather's that apply, no SMPI)")
-    ap.add_argument("--bw", default="10GBps", help="link bandwidth per direction (default 10GBps)")
-    ap.add_argument("--lat", default="1us", help="link latency (default 1us)")
+    ap.add_argument("--bw", default="", help="link bandwidth per direction (default 10GBps)")
+    ap.add_argument("--lat", default="", help="link latency (default 1us)")
     ap.add_argument("--sharing", default="SPLITDUPLEX", choices=["SPLITDUPLEX", "SHARED", "FATPIPE"])
     ap.add_argument("--limiter", default="", help="per-node limiter bandwidth (one-port nodes: = --bw)")
     ap.add_argument("--overhead", default="", help="per-message software cost at sender and receiver "
                     "(SMPI's smpi/os and smpi/or), e.g. 1us: the start-up alpha of the papers")
+    ap.add_argument("--preset", default="",
+                    help="a machine's published figures (bgq, tofud, gemini, tpu-v4, ideal; docs/machines.md): "
+                         "dims, link bandwidth and latency, per-message overhead, injection limit, ranks per "
+                         "node and shared memory; options given explicitly win")
+    ap.add_argument("--ranks-per-node", dest="per_node", type=int, default=0,
+                    help="ranks on each torus node, sharing its links (default 1, or the preset's)")
+    ap.add_argument("--node-bw", default="", help="shared-memory bandwidth within a node (default 1000GBps)")
+    ap.add_argument("--node-lat", default="", help="shared-memory latency within a node (default 0us)")
     ap.add_argument("--vendor", default="ompi",
                     help="SMPI's allgather in torusgather's simulations: what auto models and delegates to "
                          "(default ompi, Open MPI's selection)")
@@ -297,6 +321,27 @@ def main():
                          "(the default set writes it there anyway)")
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
+    if args.preset:
+        p = subprocess.run([os.path.join(ROOT, "scripts", "smpi-torus.sh"), "--print-preset", args.preset],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            ap.error(p.stderr.strip())
+        values = dict(line.split("=", 1) for line in p.stdout.splitlines())
+        args.dims = args.dims or values["dims"]
+        args.bw = args.bw or values["bw"]
+        args.lat = args.lat or values["lat"]
+        args.overhead = args.overhead or values["overhead"]
+        args.limiter = args.limiter or values["limiter"]
+        args.per_node = args.per_node or int(values["ranks_per_node"])
+        args.node_bw = args.node_bw or values["node_bw"]
+        args.node_lat = args.node_lat or values["node_lat"]
+    args.bw = args.bw or "10GBps"
+    args.lat = args.lat or "1us"
+    args.per_node = args.per_node or 1
+    args.node_bw = args.node_bw or "1000GBps"
+    args.node_lat = args.node_lat or "0us"
+    if args.per_node < 1:
+        ap.error("--ranks-per-node must be at least 1")
     try:
         parse_bandwidth(args.bw)
         parse_latency(args.lat)
@@ -369,7 +414,8 @@ def main():
         # Only the default set (or --publish) replaces the committed report;
         # --quick and custom runs write build/lab/report/performance.md.
         custom = args.quick or any(a.startswith(("--dims", "--sizes", "--algorithms", "--bw", "--lat", "--sharing",
-                                                 "--limiter", "--overhead", "--vendor", "--real-only"))
+                                                 "--limiter", "--overhead", "--vendor", "--real-only", "--preset",
+                                                 "--ranks-per-node", "--node-bw", "--node-lat"))
                                    for a in sys.argv[1:])
         report_dir = None if args.publish or not custom else os.path.join(out, "report")
         lab_report.write(results_csv, runs_json, out, ROOT, report_dir)

@@ -4,9 +4,21 @@
 #
 #   scripts/smpi-torus.sh --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ompi]
 #                         [--sharing SPLITDUPLEX|SHARED|FATPIPE] [--limiter BW]
+#                         [--overhead T] [--ranks-per-node K] [--node-bw BW] [--node-lat T]
+#                         [--preset bgq|tofud|gemini|tpu-v4|ideal]
 #                         [--factors ideal|smpi] [--sends auto|eager|synchronous]
 #                         [--platform-dir DIR] [--cfg KEY:VALUE]...
 #                         -- PROGRAM [ARGS...]
+#   scripts/smpi-torus.sh --print-preset NAME    its values, one KEY=VALUE per line
+#
+# --preset sets the machine's published figures (docs/machines.md gives the
+# source of each, or says it is an assumption); options given explicitly
+# win. --overhead T: SMPI's software cost per message at the sender and at
+# the receiver (smpi/os, smpi/or). --ranks-per-node K: K ranks on every
+# torus node, consecutive ranks on one node; they share its links and talk
+# through its loopback link (--node-bw, --node-lat: the node's shared
+# memory); torusgather sees the torus D x K (TORUSGATHER_DIMS), the ranks of
+# a node along the last axis.
 #
 # The platform is a SimGrid cluster with topology="TORUS", dimension-order
 # routing and simulate-computation off, so the times are deterministic. By
@@ -38,7 +50,22 @@
 # scenarios, unchanged), synchronous above.
 set -euo pipefail
 
-dims="" bw="10GBps" lat="1us" allgather="" pdir="" factors="ideal" sharing="SPLITDUPLEX" limiter="" sends="auto"
+# Machine presets: dims bw lat overhead limiter ranks-per-node node-bw node-lat
+# ("-": none). Sources and assumptions: docs/machines.md.
+preset_values() {
+  case "$1" in
+    ideal)  echo "4x4x4x4x2 10GBps 1us - - 1 1000GBps 0us" ;;
+    bgq)    echo "4x4x4x4x2 1.8GBps 45ns 0.5us - 1 20GBps 0.2us" ;;
+    tofud)  echo "4x4x4x2x3x2 6.8GBps 100ns 0.2us 38.1GBps 1 40GBps 0.2us" ;;
+    gemini) echo "8x8x8 4.7GBps 100ns 0.5us 16.6GBps 2 20GBps 0.2us" ;;
+    tpu-v4) echo "8x8x8 45GBps 1us 0.5us - 1 1000GBps 0us" ;;
+    *) return 1 ;;
+  esac
+}
+presets="ideal, bgq, tofud, gemini, tpu-v4"
+
+dims="" bw="" lat="" allgather="" pdir="" factors="ideal" sharing="SPLITDUPLEX" limiter="" sends="auto"
+overhead="" per_node="" node_bw="" node_lat="" preset=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -49,6 +76,17 @@ while [ $# -gt 0 ]; do
     --factors) factors="$2"; shift 2 ;;
     --sharing) sharing="$2"; shift 2 ;;
     --limiter) limiter="$2"; shift 2 ;;
+    --overhead) overhead="$2"; shift 2 ;;
+    --ranks-per-node) per_node="$2"; shift 2 ;;
+    --node-bw) node_bw="$2"; shift 2 ;;
+    --node-lat) node_lat="$2"; shift 2 ;;
+    --preset) preset="$2"; shift 2 ;;
+    --print-preset)
+      v=$(preset_values "$2") || { echo "smpi-torus.sh: unknown preset '$2' (known: $presets)" >&2; exit 2; }
+      read -r p_dims p_bw p_lat p_over p_lim p_k p_nbw p_nlat <<<"$v"
+      printf 'dims=%s\nbw=%s\nlat=%s\noverhead=%s\nlimiter=%s\nranks_per_node=%s\nnode_bw=%s\nnode_lat=%s\n' \
+        "$p_dims" "$p_bw" "$p_lat" "${p_over/#-/}" "${p_lim/#-/}" "$p_k" "$p_nbw" "$p_nlat"
+      exit 0 ;;
     --sends) sends="$2"; shift 2 ;;
     --cfg) extra+=("--cfg=$2"); shift 2 ;;
     --platform-dir) pdir="$2"; shift 2 ;;
@@ -56,6 +94,19 @@ while [ $# -gt 0 ]; do
     *) echo "smpi-torus.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
+if [ -n "$preset" ]; then
+  v=$(preset_values "$preset") || { echo "smpi-torus.sh: unknown preset '$preset' (known: $presets)" >&2; exit 2; }
+  read -r p_dims p_bw p_lat p_over p_lim p_k p_nbw p_nlat <<<"$v"
+  dims=${dims:-$p_dims} bw=${bw:-$p_bw} lat=${lat:-$p_lat} per_node=${per_node:-$p_k}
+  node_bw=${node_bw:-$p_nbw} node_lat=${node_lat:-$p_nlat}
+  [ -z "$overhead" ] && [ "$p_over" != "-" ] && overhead=$p_over
+  [ -z "$limiter" ] && [ "$p_lim" != "-" ] && limiter=$p_lim
+fi
+bw=${bw:-10GBps} lat=${lat:-1us} per_node=${per_node:-1} node_bw=${node_bw:-1000GBps} node_lat=${node_lat:-0us}
+if ! [[ "$per_node" =~ ^[1-9][0-9]*$ ]]; then
+  echo "smpi-torus.sh: --ranks-per-node must be a positive integer, not '$per_node'" >&2
+  exit 2
+fi
 if [ -z "$dims" ] || [ $# -eq 0 ]; then
   echo "usage: $0 --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ALG] -- PROGRAM [ARGS...]" >&2
   exit 2
@@ -68,10 +119,13 @@ case "$sharing" in SPLITDUPLEX|SHARED|FATPIPE) ;; *) echo "smpi-torus.sh: --shar
 command -v smpirun >/dev/null || { echo "smpi-torus.sh: smpirun not found (install simgrid)" >&2; exit 2; }
 
 IFS=x read -r -a sides <<<"$dims"
-ranks=1
-for n in "${sides[@]}"; do ranks=$((ranks * n)); done
+nodes=1
+for n in "${sides[@]}"; do nodes=$((nodes * n)); done
+ranks=$((nodes * per_node))
 reversed=""
 for ((i = ${#sides[@]} - 1; i >= 0; i--)); do reversed+="${reversed:+,}${sides[i]}"; done
+tg_dims="$dims"
+[ "$per_node" -gt 1 ] && tg_dims="${dims}x${per_node}"
 
 cleanup=""
 if [ -z "$pdir" ]; then pdir=$(mktemp -d); cleanup="$pdir"; fi
@@ -83,17 +137,24 @@ cat >"$platform" <<XML
 <?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
-  <!-- $dims torus, $ranks hosts; topo_parameters reversed so that host i is row-major rank i -->
-  <cluster id="torus" prefix="node-" radical="0-$((ranks - 1))" suffix="" speed="1Gf"
+  <!-- $dims torus, $nodes hosts of $per_node ranks; topo_parameters reversed so that host i is row-major node i -->
+  <cluster id="torus" prefix="node-" radical="0-$((nodes - 1))" suffix="" speed="1Gf" core="$per_node"
            bw="$bw" lat="$lat" topology="TORUS" topo_parameters="$reversed"
-           sharing_policy="$sharing" loopback_bw="1000GBps" loopback_lat="0us"${limiter:+ limiter_link=\"$limiter\"}/>
+           sharing_policy="$sharing" loopback_bw="$node_bw" loopback_lat="$node_lat"${limiter:+ limiter_link=\"$limiter\"}/>
 </platform>
 XML
-for ((i = 0; i < ranks; i++)); do echo "node-$i"; done >"$hostfile"
+for ((i = 0; i < nodes; i++)); do for ((j = 0; j < per_node; j++)); do echo "node-$i"; done; done >"$hostfile"
 
+# "0.5us" -> seconds, for SMPI's piecewise smpi/os and smpi/or.
+seconds_of() {
+  awk -v t="$1" 'BEGIN { n = t + 0; u = t; sub(/^[0-9.eE+-]+/, "", u);
+    f = u == "s" ? 1 : u == "ms" ? 1e-3 : u == "us" ? 1e-6 : u == "ns" ? 1e-9 : -1;
+    if (f < 0 || n <= 0) exit 1; printf "%g", n * f }' || { echo "smpi-torus.sh: bad time '$1' (e.g. 0.5us)" >&2; exit 2; }
+}
 cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:local
      --log=root.thres:warning --log=smpi_config.thres:error --log=smpi_mpi.thres:error --log=smpi_pmpi.thres:error)
 [ -n "$allgather" ] && cfg+=("--cfg=smpi/allgather:$allgather")
+[ -n "$overhead" ] && cfg+=("--cfg=smpi/os:0:$(seconds_of "$overhead"):0" "--cfg=smpi/or:0:$(seconds_of "$overhead"):0")
 case "$factors" in
   ideal) cfg+=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0) ;;
   smpi) ;;
@@ -106,4 +167,4 @@ case "$sends" in
   *) echo "smpi-torus.sh: --sends must be auto, eager or synchronous" >&2; exit 2 ;;
 esac
 cfg+=("${extra[@]}")
-TORUSGATHER_DIMS="$dims" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${cfg[@]}" "$@"
+TORUSGATHER_DIMS="$tg_dims" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${cfg[@]}" "$@"
