@@ -56,8 +56,8 @@ preset_values() {
   case "$1" in
     ideal)  echo "4x4x4x4x2 10GBps 1us - - 1 1000GBps 0us" ;;
     bgq)    echo "4x4x4x4x2 1.8GBps 45ns 0.5us - 1 20GBps 0.2us" ;;
-    tofud)  echo "4x4x4x2x3x2 6.8GBps 100ns 0.2us 38.1GBps 1 40GBps 0.2us" ;;
-    gemini) echo "8x8x8 4.7GBps 100ns 0.5us 16.6GBps 2 20GBps 0.2us" ;;
+    tofud)  echo "4x4x4x2x3x2 6.8GBps 100ns 0.2us 76.2GBps 1 40GBps 0.2us" ;;
+    gemini) echo "8x8x8 4.7GBps 100ns 0.5us 33.2GBps 2 20GBps 0.2us" ;;
     tpu-v4) echo "8x8x8 45GBps 1us 0.5us - 1 1000GBps 0us" ;;
     *) return 1 ;;
   esac
