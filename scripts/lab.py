@@ -69,15 +69,18 @@ def dims_of(name):
 def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0):
     """max(network, latency): every node must take in the (P-k)s bytes of the
     other nodes' k ranks each (once, then shared in memory) over its 2d
-    links, and, with an injection limit L on all it sends and receives, move
+    links (one per side of 2), and, with an injection limit L on all it sends and receives, move
     at least P*s bytes through it; the block of the farthest node crosses at
     least the diameter D = sum(floor(n_i/2)) links (SimGrid adds the latency
     of every link of a route) in at least one message (a send and a receive
     overhead). One rank per node and no limit: (P-1)s/(2dB)."""
-    nodes, d = math.prod(dims), len(dims)
+    nodes = math.prod(dims)
     p = nodes * per_node
     diameter = sum(n // 2 for n in dims)
-    network = (p - per_node) * size / (2 * d * bw) if nodes > 1 else 0.0
+    # A side of 2 gives one usable link, not two: both ports lead to the same
+    # neighbour and SimGrid routes every message to it one way.
+    links = sum(2 if n > 2 else 1 for n in dims if n > 1)
+    network = (p - per_node) * size / (links * bw) if nodes > 1 else 0.0
     if limiter:
         network = max(network, p * size / limiter)
     return max(network, diameter * lat + 2 * overhead) * 1e6

@@ -120,7 +120,8 @@ CostProfile dim_rings_profile(const Torus& t) {
       const int n = t.dim(axis);
       const bool halves = n % 2 == 0 && round - start[i] == n / 2;
       const double blocks = group[i] / k * (halves ? 0.5 : 1.0);
-      per_axis[static_cast<std::size_t>(axis)] += blocks;
+      // A side of 2: both halves reach the one neighbour over one link (profile()).
+      per_axis[static_cast<std::size_t>(axis)] += n == 2 ? 2 * blocks : blocks;
       c.sends += 2;
       c.recvs += 2;
       c.recv_blocks += 2 * blocks;
@@ -140,7 +141,10 @@ CostProfile hamiltonian_profile(const Torus& t) {
   const int d = static_cast<int>(t.active_axes().size());
   if (P < 2) return out;
   RoundCost c;
-  c.link_blocks = 1.0 / d;
+  // A side of 2: the messages of both its ports share one link (profile()).
+  bool side_two = false;
+  for (int a : t.active_axes()) side_two = side_two || t.dim(a) == 2;
+  c.link_blocks = (side_two ? 2.0 : 1.0) / d;
   c.recv_blocks = 2;
   c.sends = c.recvs = 2 * d;
   c.hops = 1;
