@@ -555,50 +555,144 @@ std::size_t rotated(std::size_t c, std::size_t f, std::size_t d) { return (c + f
 
 }  // namespace
 
-/// A rank's program: its calls on each axis, derived from the rings it is
-/// on (n x n bits per ring, dropped once derived), and the blocks of each
-/// call expanded from ring positions to ranks as it is made.
+/// One rank's calls, derived from the rings it is on (n x n bits per ring,
+/// dropped once derived), sorted by round.
+struct BridgeheadSchedule::RankCalls {
+  struct Mine {
+    long long round;
+    bool send;
+    int peer;
+    Port port;
+    int dist;
+    BlockRanges positions;  ///< ring positions whose data the call carries
+    int colour;
+    std::uint32_t done;
+    int axis;
+  };
+  Rank rank = -1;
+  std::vector<Mine> calls;
+  std::map<std::pair<Port, int>, std::vector<Port>> routes;
+  /// Each call's blocks as ranks, where they fit in kKeptRanges ranges in
+  /// all; else (sides whose blocks the row-major order scatters, at 10^5
+  /// ranks and more) each round expands its calls again.
+  std::vector<BlockRanges> expanded;
+};
+
+namespace {
+
+/// The blocks of the ranks whose coordinates are any on the axes done,
+/// in `positions` on the call's axis, and this rank's elsewhere: sorted
+/// ranges in the row-major receive buffer, built slowest axis first.
+void expand(const Torus& t, Rank self, int axis, std::uint32_t done, const BlockRanges& positions, BlockRanges& out) {
+  out.clear();
+  const int D = t.ndims();
+  int m = D;  // axes m.. are all free: each value of the axes before is one chunk
+  while (m > 0 && ((done >> (m - 1)) & 1u || t.dim(m - 1) == 1)) --m;
+  Rank chunk = 1;
+  for (int k = m; k < D; ++k) chunk *= t.dim(k);
+  auto emit = [&out](Rank lo, Rank hi) {
+    if (!out.empty() && out.back().second == lo) out.back().second = hi;
+    else out.emplace_back(lo, hi);
+  };
+  // Odometer over axes 0 .. m-2; axis m-1 (the call's axis or a fixed
+  // one) gives the ranges of each prefix.
+  std::function<void(int, Rank)> walk = [&](int k, Rank base) {
+    if (k == m - 1) {
+      if (k == axis) {
+        for (const auto& run : positions)
+          emit(base + static_cast<Rank>(run.first) * chunk, base + static_cast<Rank>(run.second) * chunk);
+      } else {
+        const Rank at = base + static_cast<Rank>(t.coord(self, k)) * chunk;
+        emit(at, at + chunk);
+      }
+      return;
+    }
+    const Rank stride = t.stride(k);
+    if (k == axis) {
+      for (const auto& run : positions)
+        for (Rank v = run.first; v < run.second; ++v) walk(k + 1, base + v * stride);
+    } else if ((done >> k) & 1u) {
+      for (Rank v = 0; v < t.dim(k); ++v) walk(k + 1, base + v * stride);
+    } else {
+      walk(k + 1, base + static_cast<Rank>(t.coord(self, k)) * stride);
+    }
+  };
+  walk(0, 0);
+}
+
+}  // namespace
+
+std::shared_ptr<const BridgeheadSchedule::RankCalls> BridgeheadSchedule::calls_of(Rank self) const {
+  // Every call of a communicator runs a program of the same rank: derive its
+  // calls once (the simulators, which step through every rank, miss).
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (cached_ && cached_->rank == self) return cached_;
+  }
+  auto out = std::make_shared<RankCalls>();
+  out->rank = self;
+  const Torus& t = torus();
+  for (const auto& ph : phases_) {
+    const int n = t.dim(ph.axis);
+    const int mine = t.coord(self, ph.axis);
+    Torus ring({n});
+    GossipBuilder builder(n, [&ring](Rank r, Port p) { return ring.neighbor(r, p); });
+    builder.stream_to([&](long long round, const Call& c) {
+      if (c.from != mine && c.to != mine) return;
+      const Port first = make_port(ph.axis, port_plus(c.route.front()));
+      const int dist = static_cast<int>(c.route.size());
+      out->routes.try_emplace(std::make_pair(first, dist), static_cast<std::size_t>(dist), first);
+      // A call to itself around a ring of 2 cannot happen: dist < n.
+      if (c.from == mine)
+        out->calls.push_back({ph.start + round, true, static_cast<int>(c.to), first, dist, c.ranges, ph.colour, ph.done, ph.axis});
+      if (c.to == mine)
+        out->calls.push_back({ph.start + round, false, static_cast<int>(c.from), first, dist, c.ranges, ph.colour, ph.done, ph.axis});
+    });
+    ring_generate(builder, n, params_[static_cast<std::size_t>(ph.param)]);
+  }
+  std::stable_sort(out->calls.begin(), out->calls.end(),
+                   [](const RankCalls::Mine& x, const RankCalls::Mine& y) { return x.round < y.round; });
+  std::size_t kept = 0;
+  out->expanded.resize(out->calls.size());
+  for (std::size_t i = 0; i < out->calls.size() && kept <= kKeptRanges; ++i) {
+    const auto& c = out->calls[i];
+    expand(t, self, c.axis, c.done, c.positions, out->expanded[i]);
+    kept += out->expanded[i].size();
+  }
+  if (kept > kKeptRanges) out->expanded.clear();
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  cached_ = out;
+  return out;
+}
+
+/// A rank's program: its calls (calls_of), the blocks of each expanded from
+/// ring positions to ranks as its round is made.
 class BridgeheadSchedule::Program final : public RankProgram {
  public:
-  Program(const BridgeheadSchedule& s, Rank self) : s_(s), self_(self) {
-    const Torus& t = s.torus();
-    for (const auto& ph : s.phases_) {
-      const int n = t.dim(ph.axis);
-      const int mine = t.coord(self, ph.axis);
-      Torus ring({n});
-      GossipBuilder builder(n, [&ring](Rank r, Port p) { return ring.neighbor(r, p); });
-      builder.stream_to([&](long long round, const Call& c) {
-        if (c.from != mine && c.to != mine) return;
-        const Port first = make_port(ph.axis, port_plus(c.route.front()));
-        const int dist = static_cast<int>(c.route.size());
-        routes_.try_emplace(std::make_pair(first, dist), static_cast<std::size_t>(dist), first);
-        // A call to itself around a ring of 2 cannot happen: dist < n.
-        if (c.from == mine)
-          calls_.push_back({ph.start + round, true, static_cast<int>(c.to), first, dist, c.ranges, ph.colour, ph.done, ph.axis});
-        if (c.to == mine)
-          calls_.push_back({ph.start + round, false, static_cast<int>(c.from), first, dist, c.ranges, ph.colour, ph.done, ph.axis});
-      });
-      ring_generate(builder, n, s.params_[ph.param]);
-    }
-    std::stable_sort(calls_.begin(), calls_.end(), [](const Mine& a, const Mine& b) { return a.round < b.round; });
-  }
+  Program(const BridgeheadSchedule& s, Rank self) : s_(s), self_(self), mine_(s.calls_of(self)) {}
 
   void next_round(RoundOps& ops) override {
     ops.clear();
     ++round_;
     const std::size_t first = next_;
-    while (next_ < calls_.size() && calls_[next_].round == round_) ++next_;
-    ranges_.resize(next_ - first);
+    const auto& calls = mine_->calls;
+    while (next_ < calls.size() && calls[next_].round == round_) ++next_;
+    if (mine_->expanded.empty()) ranges_.resize(next_ - first);
     const Torus& t = s_.torus();
     for (std::size_t i = first; i < next_; ++i) {
-      const Mine& c = calls_[i];
-      BlockRanges& out = ranges_[i - first];
-      expand(c, out);
+      const RankCalls::Mine& c = calls[i];
+      const BlockRanges* blocks = nullptr;
+      if (mine_->expanded.empty()) {
+        expand(t, self_, c.axis, c.done, c.positions, ranges_[i - first]);
+        blocks = &ranges_[i - first];
+      } else {
+        blocks = &mine_->expanded[i];
+      }
       Transfer x;
       x.port = c.port;
       x.peer = t.shift(self_, c.axis, c.peer - t.coord(self_, c.axis));
-      x.route = &routes_.at(std::make_pair(c.port, c.dist));
-      x.ranges = &out;
+      x.route = &mine_->routes.at(std::make_pair(c.port, c.dist));
+      x.ranges = blocks;
       x.piece.colour = static_cast<std::uint16_t>(c.colour);
       x.piece.colours = static_cast<std::uint16_t>(s_.colours_);
       (c.send ? ops.sends : ops.recvs).push_back(x);
@@ -606,63 +700,9 @@ class BridgeheadSchedule::Program final : public RankProgram {
   }
 
  private:
-  struct Mine {
-    long long round;
-    bool send;
-    int peer;
-    Port port;
-    int dist;
-    BlockRanges positions;
-    int colour;
-    std::uint32_t done;
-    int axis;
-  };
-
-  /// The blocks of the ranks whose coordinates are any on the axes done,
-  /// in `c.positions` on the call's axis, and this rank's elsewhere: sorted
-  /// ranges in the row-major receive buffer, built slowest axis first.
-  void expand(const Mine& c, BlockRanges& out) const {
-    const Torus& t = s_.torus();
-    out.clear();
-    const int D = t.ndims();
-    int m = D;  // axes m.. are all free: each value of the axes before is one chunk
-    while (m > 0 && ((c.done >> (m - 1)) & 1u || t.dim(m - 1) == 1)) --m;
-    Rank chunk = 1;
-    for (int k = m; k < D; ++k) chunk *= t.dim(k);
-    auto emit = [&out](Rank lo, Rank hi) {
-      if (!out.empty() && out.back().second == lo) out.back().second = hi;
-      else out.emplace_back(lo, hi);
-    };
-    // Odometer over axes 0 .. m-2; axis m-1 (the call's axis or a fixed
-    // one) gives the ranges of each prefix.
-    std::function<void(int, Rank)> walk = [&](int k, Rank base) {
-      if (k == m - 1) {
-        if (k == c.axis) {
-          for (const auto& run : c.positions)
-            emit(base + static_cast<Rank>(run.first) * chunk, base + static_cast<Rank>(run.second) * chunk);
-        } else {
-          const Rank at = base + static_cast<Rank>(t.coord(self_, k)) * chunk;
-          emit(at, at + chunk);
-        }
-        return;
-      }
-      const Rank stride = t.stride(k);
-      if (k == c.axis) {
-        for (const auto& run : c.positions)
-          for (Rank v = run.first; v < run.second; ++v) walk(k + 1, base + v * stride);
-      } else if ((c.done >> k) & 1u) {
-        for (Rank v = 0; v < t.dim(k); ++v) walk(k + 1, base + v * stride);
-      } else {
-        walk(k + 1, base + static_cast<Rank>(t.coord(self_, k)) * stride);
-      }
-    };
-    walk(0, 0);
-  }
-
   const BridgeheadSchedule& s_;
   Rank self_;
-  std::vector<Mine> calls_;
-  std::map<std::pair<Port, int>, std::vector<Port>> routes_;
+  std::shared_ptr<const RankCalls> mine_;
   std::vector<BlockRanges> ranges_;
   std::size_t next_ = 0;
   long long round_ = 0;
@@ -759,12 +799,6 @@ std::string BridgeheadSchedule::not_applicable_coloured(const Torus& torus) {
   if (torus.active_axes().size() < 2) return "needs d >= 2 sides > 1 (on a ring there is one colour: bridgehead)";
   return not_applicable(torus);
 }
-
-namespace {
-
-
-
-}  // namespace
 
 namespace {
 

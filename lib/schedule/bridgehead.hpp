@@ -5,6 +5,8 @@
 // a = 1, b = 3, one packet) are its limits; `concentrate` is approach 2.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -100,6 +102,12 @@ class BridgeheadSchedule final : public Schedule {
 
  private:
   class Program;
+  struct RankCalls;
+  /// Rank r's calls, derived once and kept for the last rank asked (every
+  /// call of a communicator asks for the same one).
+  std::shared_ptr<const RankCalls> calls_of(Rank r) const;
+  /// The ranges a rank keeps expanded (1 MB): beyond, it expands per round.
+  static constexpr std::size_t kKeptRanges = 65536;
   /// One axis of one colour: its ring runs params_[param] from round start + 1.
   struct Phase {
     int axis;
@@ -113,6 +121,8 @@ class BridgeheadSchedule final : public Schedule {
   StepCost cost_;  ///< blocks in units of s/colours_
   int colours_ = 1;
   std::vector<Phase> phases_;
+  mutable std::mutex cache_mutex_;
+  mutable std::shared_ptr<const RankCalls> cached_;
 };
 
 /// cubgos(n, a, b) with k packets per chain (§6.2; torgos of §5.2 when d = 2).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -162,9 +163,19 @@ CirculantSchedule::CirculantSchedule(const Torus& torus, int packets)
 /// A rank's rounds: on each port of a round, the blocks x - a of the
 /// round's offsets a, sent by x and received from the rank whose port leads
 /// to x, in the order the calls were listed (senders ascending, ports).
+/// A rank's rounds made once (every call of a communicator runs the same
+/// rank's program), where they fit in kKeptRanges ranges.
+struct CirculantSchedule::RankRounds {
+  Rank rank = -1;
+  std::vector<RoundOps> rounds;
+  std::deque<BlockRanges> ranges;  ///< what the rounds' transfers point to
+  std::vector<Port> routes[4];
+};
+
 class CirculantSchedule::Program final : public RankProgram {
  public:
-  Program(const CirculantSchedule& s, Rank self) : s_(s), self_(self) {
+  Program(const CirculantSchedule& s, Rank self, bool kept = true)
+      : s_(s), self_(self), kept_(kept ? s.rounds_of(self) : nullptr) {
     for (Port p = 0; p < 4; ++p) routes_[static_cast<std::size_t>(p)] = {p};
   }
 
@@ -172,6 +183,10 @@ class CirculantSchedule::Program final : public RankProgram {
     ops.clear();
     const std::size_t t = static_cast<std::size_t>(round_++);
     if (t >= s_.offsets_.size()) return;
+    if (kept_) {
+      ops = kept_->rounds[t];
+      return;
+    }
     const auto& offsets = s_.offsets_[t];
     std::size_t used = 0;
     auto blocks_of = [&](Rank x, const std::vector<Rank>& of) -> const BlockRanges* {
@@ -208,10 +223,38 @@ class CirculantSchedule::Program final : public RankProgram {
  private:
   const CirculantSchedule& s_;
   Rank self_;
+  std::shared_ptr<const RankRounds> kept_;
   std::vector<Port> routes_[4];
   std::vector<BlockRanges> ranges_;
   long long round_ = 0;
 };
+
+std::shared_ptr<const CirculantSchedule::RankRounds> CirculantSchedule::rounds_of(Rank self) const {
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (cached_ && cached_->rank == self) return cached_;
+  }
+  auto out = std::make_shared<RankRounds>();
+  out->rank = self;
+  for (Port p = 0; p < 4; ++p) out->routes[static_cast<std::size_t>(p)] = {p};
+  Program made(*this, self, false);
+  std::size_t kept = 0;
+  out->rounds.resize(offsets_.size());
+  for (RoundOps& ops : out->rounds) {
+    made.next_round(ops);
+    for (auto* list : {&ops.sends, &ops.recvs})
+      for (Transfer& x : *list) {
+        out->ranges.push_back(*x.ranges);
+        kept += x.ranges->size();
+        x.ranges = &out->ranges.back();
+        x.route = &out->routes[static_cast<std::size_t>(x.port)];
+      }
+    if (kept > kKeptRanges) return nullptr;  // too many to keep: each call makes its rounds
+  }
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  cached_ = out;
+  return out;
+}
 
 std::unique_ptr<RankProgram> CirculantSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@ class CirculantSchedule final : public Schedule {
 
  private:
   class Program;
+  struct RankRounds;
+  /// Rank r's rounds, made once and kept for the last rank asked; nullptr
+  /// where they need more than kKeptRanges ranges (1 MB).
+  std::shared_ptr<const RankRounds> rounds_of(Rank r) const;
+  static constexpr std::size_t kKeptRanges = 65536;
+  mutable std::mutex cache_mutex_;
+  mutable std::shared_ptr<const RankRounds> cached_;
   long long n_, s_;
   long long rounds_ = 0;
   std::vector<std::array<std::vector<Rank>, 4>> offsets_;  ///< per round and port: the tree edges' sources a
