@@ -654,6 +654,12 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
     if (const TuneRule* rule = tune_lookup(environment().tune, block_bytes)) {
       first = rule->algorithm;
       *note = "TORUSGATHER_TUNE";
+    } else if (plan.source == TorusSource::none) {
+      // A torus made up from the rank count would model routes that are
+      // not the machine's.
+      *chosen = "vendor";
+      *note = "no torus known: " + plan.torus_note;
+      return MPI_SUCCESS;
     } else if (const int err = auto_choice(plan, block_bytes, &first); err != MPI_SUCCESS) {
       return err;
     }
@@ -691,6 +697,65 @@ bool repeats(const CallMemo& m, const char* requested, const void* sendbuf, int 
          (in_place || (m.sendcount == sendcount && m.sendtype == sendtype)) && m.requested == requested;
 }
 
+/// A schedule on a topology file's torus order: it runs on a scratch buffer
+/// whose block t is torus rank t's, then every block goes to its owner's
+/// slot of recvbuf (one local copy of the P blocks: the ranks' own order
+/// is the launcher's, and a block set of the torus is no longer a strided
+/// set of the user's buffer).
+int run_permuted(const Plan& plan, const CallMemo& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, MPI_Comm comm) {
+  if (call.recv.extent <= 0)  // blocks that run backwards: rare enough for the vendor
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, call.recvcount, call.recvtype, comm);
+  const MPI_Aint block = static_cast<MPI_Aint>(call.recvcount) * call.recv.extent;
+  const long long p = plan.size;
+  plan.permuted_scratch.resize(
+      static_cast<std::size_t>(static_cast<MPI_Aint>(p * call.recvcount - 1) * call.recv.extent + call.recv.true_extent));
+  char* base = plan.permuted_scratch.data() - call.recv.true_lb;
+  char* user = static_cast<char*>(recvbuf);
+  char* own = base + plan.rank * block;
+  const int me = plan.user_rank[static_cast<std::size_t>(plan.rank)];
+  const bool contiguous = is_contiguous(call.recvtype);
+  int err = MPI_SUCCESS;
+  if (call.in_place && contiguous)
+    std::memcpy(own, user + me * block, static_cast<std::size_t>(block));
+  else if (call.in_place)
+    err = PMPI_Sendrecv(user + me * block, call.recvcount, call.recvtype, plan.rank, kSelfCopyTag, own, call.recvcount,
+                        call.recvtype, plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
+  else if (call.memcpy_own)
+    std::memcpy(own, sendbuf, static_cast<std::size_t>(block));
+  else
+    err = PMPI_Sendrecv(sendbuf, sendcount, sendtype, plan.rank, kSelfCopyTag, own, call.recvcount, call.recvtype,
+                        plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
+  if (err == MPI_SUCCESS) err = execute(*call.schedule, plan.comm, base, call.recvcount, call.recvtype);
+  if (err != MPI_SUCCESS) return err;
+  if (contiguous) {
+    for (long long t = 0; t < p; ++t)
+      if (!(call.in_place && t == plan.rank))
+        std::memcpy(user + plan.user_rank[static_cast<std::size_t>(t)] * block, base + t * block,
+                    static_cast<std::size_t>(block));
+    return MPI_SUCCESS;
+  }
+  // Any other type: one send-receive to self of two P-block index types.
+  std::vector<MPI_Aint> from, to;
+  for (long long t = 0; t < p; ++t)
+    if (!(call.in_place && t == plan.rank)) {
+      from.push_back(t * block);
+      to.push_back(plan.user_rank[static_cast<std::size_t>(t)] * block);
+    }
+  MPI_Datatype from_type = MPI_DATATYPE_NULL, to_type = MPI_DATATYPE_NULL;
+  const int n = static_cast<int>(from.size());
+  err = PMPI_Type_create_hindexed_block(n, call.recvcount, from.data(), call.recvtype, &from_type);
+  if (err == MPI_SUCCESS) err = PMPI_Type_create_hindexed_block(n, call.recvcount, to.data(), call.recvtype, &to_type);
+  if (err == MPI_SUCCESS) err = PMPI_Type_commit(&from_type);
+  if (err == MPI_SUCCESS) err = PMPI_Type_commit(&to_type);
+  if (err == MPI_SUCCESS)
+    err = PMPI_Sendrecv(base, 1, from_type, plan.rank, kSelfCopyTag, user, 1, to_type, plan.rank, kSelfCopyTag,
+                        plan.comm, MPI_STATUS_IGNORE);
+  if (from_type != MPI_DATATYPE_NULL) PMPI_Type_free(&from_type);
+  if (to_type != MPI_DATATYPE_NULL) PMPI_Type_free(&to_type);
+  return err;
+}
+
 /// A call decided (by allgather() below, or repeated from plan.memo): the
 /// vendor's allgather, or the own block copied and the schedule run.
 int run_decided(bool handle, const Plan& plan, const CallMemo& call, const void* sendbuf, int sendcount,
@@ -698,6 +763,8 @@ int run_decided(bool handle, const Plan& plan, const CallMemo& call, const void*
   auto raise = [handle](MPI_Comm c, int err) { return handle ? torusgather::raise(c, err) : err; };
   if (!call.schedule && plan.size > 1)
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, call.recvcount, call.recvtype, comm);
+  if (call.schedule && !plan.user_rank.empty())
+    return raise(comm, run_permuted(plan, call, sendbuf, sendcount, sendtype, recvbuf, comm));
   char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(plan.rank) * call.recvcount * call.recv.extent;
   if (call.memcpy_own) {
     std::memcpy(own, sendbuf, static_cast<std::size_t>(call.recvcount) * call.recv.extent);
@@ -793,10 +860,20 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
                 std::to_string(schedule->rounds()) + " rounds)";
     if (environment().verbose && chosen == "three-phase")
       chosen += " (" + schedule->construction() + ": " + std::to_string(schedule->rounds()) + " rounds)";
-    if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second)
-      std::fprintf(stderr, "torusgather: allgather on a %s torus (%d ranks): %s%s%s%s%s\n",
-                   plan->torus.to_string().c_str(), size, chosen.c_str(), note.empty() ? "" : " -- ", note.c_str(),
-                   plan->torus_note.empty() ? "" : " -- ", plan->torus_note.c_str());
+    if (environment().verbose && rank == 0 && plan->announced.insert(requested + "/" + chosen).second) {
+      // Where no torus is known, a forced algorithm runs on MPI_Dims_create's shape.
+      const std::string where =
+          plan->source == TorusSource::none && chosen == "vendor"
+              ? std::to_string(size) + " ranks"
+              : "a " + plan->torus.to_string() + " torus " +
+                    (plan->source == TorusSource::topology_file ? "from TORUSGATHER_TOPOLOGY " : "") + "(" +
+                    std::to_string(size) + " ranks)";
+      const std::string guess = plan->source == TorusSource::none && chosen != "vendor"
+                                    ? " -- MPI_Dims_create's shape: no torus known: " + plan->torus_note
+                                    : "";
+      std::fprintf(stderr, "torusgather: allgather on %s: %s%s%s%s\n", where.c_str(), chosen.c_str(),
+                   note.empty() ? "" : " -- ", note.c_str(), guess.c_str());
+    }
   }
 
   call.requested = requested;

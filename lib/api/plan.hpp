@@ -40,11 +40,37 @@ struct CallMemo {
   const Schedule* schedule = nullptr;  ///< what runs (nullptr: the vendor's allgather)
 };
 
+/// Where a communicator's torus came from (docs/usage.md, "Where the torus
+/// comes from").
+enum class TorusSource { cartesian, dims_env, topology_file, none };
+
+/// The torus found for a communicator: its dims, where they came from, and,
+/// from a topology file, the torus rank of every rank.
+struct TorusFound {
+  std::vector<int> dims;
+  TorusSource source = TorusSource::none;
+  std::string note;  ///< source none: why no torus is known
+  /// Topology file only: torus rank -> rank in the user's communicator
+  /// (empty where they are the same), and this rank's torus rank.
+  std::vector<int> user_rank;
+  int torus_rank = -1;
+};
+
 struct Plan {
-  MPI_Comm comm = MPI_COMM_NULL;  ///< private periodic Cartesian duplicate (same ranks)
-  int rank = 0, size = 0;         ///< in comm
+  /// Private periodic Cartesian communicator over the user's ranks; rank t
+  /// is torus rank t (the user's rank unless a topology file reorders them).
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 0;  ///< in comm
   Torus torus;
-  std::string torus_note;  ///< where the shape is not the one asked for, why (for TORUSGATHER_VERBOSE)
+  TorusSource source = TorusSource::none;
+  /// Source none: why no torus is known (auto then runs the vendor's
+  /// allgather; a forced algorithm runs on MPI_Dims_create's shape).
+  std::string torus_note;
+  /// torus rank -> the user's rank, where a topology file reorders the
+  /// ranks (empty otherwise): the schedule then runs on a scratch buffer in
+  /// torus order, copied to the user's slots (one extra local copy).
+  std::vector<int> user_rank;
+  mutable std::vector<char> permuted_scratch;  ///< that buffer, kept between calls
   std::map<std::string, std::unique_ptr<Schedule>> schedules;  ///< built lazily, by name
   std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
   /// The schedule rank 0 last built only to profile it (dropped after the
@@ -71,13 +97,26 @@ struct Plan {
   explicit Plan(Torus t) : torus(std::move(t)) {}
 };
 
-/// The torus shape torusgather uses for comm: a periodic Cartesian
-/// communicator's own dims; else TORUSGATHER_DIMS if it has comm's size;
-/// else MPI_Dims_create with d = 2 (*note says why where TORUSGATHER_DIMS
-/// describes another size: it is the job's torus, and row or split
-/// communicators are everyday MPI). On a malformed TORUSGATHER_DIMS returns
-/// MPI_ERR_ARG and puts the reason in *why.
-int torus_dims(MPI_Comm comm, std::vector<int>* dims, std::string* why, std::string* note);
+/// The torus torusgather uses for comm, in order: a periodic Cartesian
+/// communicator's own dims; TORUSGATHER_DIMS if it has comm's size;
+/// TORUSGATHER_TOPOLOGY's node coordinates if comm's ranks fill its torus
+/// with the same number of ranks per node (then the ranks per node are the
+/// last axis); else none, with MPI_Dims_create's d = 2 shape and the reason
+/// in found->note. Collective with a topology file. On a malformed
+/// TORUSGATHER_DIMS or topology file returns MPI_ERR_ARG with the reason in
+/// *why.
+int find_torus(MPI_Comm comm, TorusFound* found, std::string* why);
+
+/// What a topology file says of one host: the node torus, and the host's
+/// row-major node index (-1 if the file does not name it). Names match
+/// exactly, else up to the first '.' on both sides (short names against
+/// FQDNs). Reads the whole file (every line is checked) but keeps one
+/// node. Throws std::invalid_argument naming the line at fault.
+struct TopologyLookup {
+  std::vector<int> dims;
+  long long node = -1;
+};
+TopologyLookup read_topology(const std::string& path, const std::string& host);
 
 /// Runs fn when MPI_Finalize begins: MPI deletes the attributes of
 /// MPI_COMM_SELF first thing in MPI_Finalize (MPI-3.1 §8.7.1), so fn runs as

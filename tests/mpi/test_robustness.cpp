@@ -156,17 +156,21 @@ void leak_mode(int cycles) {
 
 /// One allgather with `algorithm` on a fresh duplicate of MPI_COMM_WORLD
 /// (errors returned) while TORUSGATHER_TEST_FAULT is `fault`: its error class.
+/// The duplicate is a ring (TORUSGATHER_DIMS): where no torus is known,
+/// auto would hand the call to the vendor without a cost profile.
 int faulty_call(const char* fault, const char* algorithm) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  setenv("TORUSGATHER_DIMS", std::to_string(size).c_str(), 1);
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  int size = 0, rank = 0;
-  MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
   std::vector<int> all(static_cast<std::size_t>(size));
   setenv("TORUSGATHER_TEST_FAULT", fault, 1);
   const int err = TG_Allgather_algorithm(algorithm, &rank, 1, MPI_INT, all.data(), 1, MPI_INT, comm);
   unsetenv("TORUSGATHER_TEST_FAULT");
+  unsetenv("TORUSGATHER_DIMS");
   int cls = MPI_SUCCESS;
   MPI_Error_class(err, &cls);
   MPI_Comm_free(&comm);
