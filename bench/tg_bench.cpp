@@ -182,7 +182,11 @@ int main(int argc, char** argv) {
   std::string vendor_name = version;
   vendor_name = vendor_name.substr(0, vendor_name.find_first_of(",\n"));
   const char* dims_env = std::getenv("TORUSGATHER_DIMS");
-  const std::string torus = dims_env ? dims_env : "(MPI_Dims_create, d=2)";
+  const char* topology_env = std::getenv("TORUSGATHER_TOPOLOGY");
+  const std::string torus = dims_env && *dims_env           ? dims_env
+                            : topology_env && *topology_env ? std::string("from ") + topology_env
+                                                            : "none known (auto runs the vendor's allgather; "
+                                                              "named algorithms run on MPI_Dims_create's 2D shape)";
   const std::size_t n = opt.algorithms.size();
   if (rank == 0) {
     std::printf("# tg-bench: MPI_Allgather, %d ranks, torus %s, vendor: %s, datatype %s\n", size, torus.c_str(),
