@@ -39,8 +39,8 @@ void usage(FILE* out) {
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
                "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1)\n"
-               "               [--r R]   (bridgehead, bridgehead-coloured, cubgos: pick a, b, k for r = alpha/(s beta); default %g)\n"
-               "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k)\n"
+               "               [--r R]   (bridgehead, bridgehead-coloured, cubgos: pick a, b, k for r = alpha/(s beta); torus-bruck: its radix; default %g)\n"
+               "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k; torus-bruck: the radix k)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --dims D --select [--sizes 8,1k,64k,1m] [--vendor ompi|mpich|ring|...|none]\n"
                "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--json]\n"
@@ -523,7 +523,7 @@ int main(int argc, char** argv) {
     const bool lee_large = std::string(info->name) == "lee-code-large";
     const bool lee = lee_large || std::string(info->name) == "lee-code";
     if ((r >= 0 || !params_text.empty()) && !info->tuned) {
-      std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead, bridgehead-coloured or cubgos\n");
+      std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead, bridgehead-coloured, cubgos or torus-bruck\n");
       return 2;
     }
     if (chord != 0 && std::string(info->name) != "chordal-ring") {

@@ -38,8 +38,10 @@ constexpr int kSelfCopyTag = 32000;  // below the MPI minimum of MPI_TAG_UB (327
 struct Environment {
   std::string algorithm = "auto";
   bool verbose = false;
-  std::string bridgehead;    ///< TORUSGATHER_BRIDGEHEAD: a,b,k[;a,b,k...]
-  std::string cubgos;        ///< TORUSGATHER_CUBGOS: a,b,k
+  /// Fixed parameters of the size-tuned algorithms, by name, from each
+  /// one's variable (TORUSGATHER_BRIDGEHEAD, TORUSGATHER_CUBGOS,
+  /// TORUSGATHER_BRUCK_RADIX).
+  std::map<std::string, std::string> fixed_params;
   int circulant_packets = 0;  ///< TORUSGATHER_CIRCULANT_PACKETS: p-gossip (Monakhova & Monakhov §5.2); 0: no limit
   std::string vendor_model;  ///< TORUSGATHER_VENDOR_MODEL: ompi, mpich, ring, rdb, bruck, neighbor, linear
   std::vector<TuneRule> tune;  ///< TORUSGATHER_TUNE
@@ -47,8 +49,9 @@ struct Environment {
   Environment() {
     if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
     if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
-    if (const char* b = std::getenv("TORUSGATHER_BRIDGEHEAD"); b && *b) bridgehead = b;
-    if (const char* c = std::getenv("TORUSGATHER_CUBGOS"); c && *c) cubgos = c;
+    for (const auto& info : algorithms())
+      if (info.tuned)
+        if (const char* v = std::getenv(info.tuned->env); v && *v) fixed_params[info.name] = v;
     if (const char* p = std::getenv("TORUSGATHER_CIRCULANT_PACKETS"); p && *p) {
       char* end = nullptr;
       const long v = std::strtol(p, &end, 10);
@@ -406,9 +409,7 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
     ctx.tg_per_round = plan.calibration->tg_per_round;
     ctx.vendor_per_round = plan.calibration->vendor_per_round;
   }
-  ctx.fixed_params = {{"bridgehead", environment().bridgehead},
-                      {"bridgehead-coloured", environment().bridgehead},
-                      {"cubgos", environment().cubgos}};
+  ctx.fixed_params = environment().fixed_params;
   ctx.params_cache = &plan.tuned_params;
   ctx.profile_of = [&plan](const std::string& key, const ProfileCompute& compute, const CostProfile** out,
                            std::string* why) { return profile_of(plan, key, compute, out, why); };

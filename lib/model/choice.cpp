@@ -25,6 +25,7 @@ bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long b
   }
   const long bucket = tuned_bucket(ctx, info, block_bytes);
   build.r = std::exp2(static_cast<double>(bucket));
+  if (ctx.machine.alpha > 0) build.overhead_ratio = ctx.machine.overhead / ctx.machine.alpha;
   if (!ctx.params_cache) return tuned_params(info, *ctx.torus, build, params, why);
   auto& known = (*ctx.params_cache)[info.name];
   auto it = known.find(bucket);

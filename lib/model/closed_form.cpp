@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "schedule/dim_rings.hpp"
+#include "schedule/torus_bruck.hpp"
 
 namespace torusgather {
 namespace {
@@ -163,13 +164,41 @@ bool has_closed_form(const std::string& algorithm) { return algorithm == "dim-ri
 
 bool has_ring_profile(const std::string& algorithm, const Torus& torus) {
   if (algorithm == "concentrate") return true;  // a = 1, b = 3, k = 1: no search
+  if (algorithm == "torus-bruck") return true;  // O(k log P) parts, a search over 2d radices
   if (algorithm != "bridgehead" && algorithm != "bridgehead-coloured") return false;
   for (int axis : torus.active_axes())
     if (torus.dim(axis) > kRingProfileSideLimit) return false;
   return true;
 }
 
+/// torus-bruck: every rank makes the same calls, translated, each on one
+/// axis; a call of h hops is one of h messages on each link it crosses.
+CostProfile torus_bruck_profile(const TorusBruckSchedule& s) {
+  const Torus& t = s.torus();
+  CostProfile out;
+  for (const auto& round : s.round_list()) {
+    const double row = static_cast<double>(t.stride(round.axis));
+    double per_direction[2] = {0, 0};
+    RoundCost c;
+    for (const auto& p : round.parts) {
+      const double blocks = static_cast<double>(p.count) * row;
+      per_direction[port_plus(p.route.front()) ? 1 : 0] += blocks * static_cast<double>(p.route.size());
+      c.recv_blocks += blocks;
+      c.hops = std::max(c.hops, static_cast<int>(p.route.size()));
+    }
+    c.sends = c.recvs = static_cast<int>(round.parts.size());
+    c.link_blocks = t.dim(round.axis) == 2 ? per_direction[0] + per_direction[1]
+                                           : std::max(per_direction[0], per_direction[1]);
+    out.add(c);
+  }
+  return out;
+}
+
 bool closed_form_profile(const Schedule& schedule, CostProfile* out) {
+  if (const auto* k = dynamic_cast<const TorusBruckSchedule*>(&schedule)) {
+    *out = torus_bruck_profile(*k);
+    return true;
+  }
   const auto* b = dynamic_cast<const BridgeheadSchedule*>(&schedule);
   if (!b) return false;
   *out = CostProfile{};

@@ -12,6 +12,7 @@
 #include "schedule/lee_code.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/three_phase.hpp"
+#include "schedule/torus_bruck.hpp"
 
 namespace torusgather {
 
@@ -29,24 +30,37 @@ std::string ring_params_of(const Schedule& s) {
 // axis, their text form and TORUSGATHER_BRIDGEHEAD.
 const TunedParams kBridgehead = {
     "TORUSGATHER_BRIDGEHEAD",
-    [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best(t, r)); },
+    [](const Torus& t, const BuildContext& c) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best(t, c.r)); },
     &parse_ring_params, &ring_params_of};
 const TunedParams kBridgeheadColoured = {
     "TORUSGATHER_BRIDGEHEAD",
-    [](const Torus& t, double r) { return BridgeheadSchedule::to_string(BridgeheadSchedule::best_coloured(t, r)); },
+    [](const Torus& t, const BuildContext& c) {
+      return BridgeheadSchedule::to_string(BridgeheadSchedule::best_coloured(t, c.r));
+    },
     &parse_ring_params, &ring_params_of};
 const TunedParams kCubgos = {
     "TORUSGATHER_CUBGOS",
-    [](const Torus& t, double r) { return CubgosSchedule::to_string(CubgosSchedule::best(t, r)); },
+    [](const Torus& t, const BuildContext& c) { return CubgosSchedule::to_string(CubgosSchedule::best(t, c.r)); },
     [](const std::string& text, const Torus& t, std::string* why) {
       DiagonalParams p;
       return CubgosSchedule::parse(text, t, &p, why);
     },
     [](const Schedule& s) { return CubgosSchedule::to_string(static_cast<const CubgosSchedule&>(s).params()); }};
 
+const TunedParams kTorusBruck = {
+    "TORUSGATHER_BRUCK_RADIX",
+    [](const Torus& t, const BuildContext& c) {
+      return std::to_string(TorusBruckSchedule::best(t, c.r, c.overhead_ratio));
+    },
+    [](const std::string& text, const Torus& t, std::string* why) {
+      int k = 0;
+      return TorusBruckSchedule::parse(text, t, &k, why);
+    },
+    [](const Schedule& s) { return std::to_string(static_cast<const TorusBruckSchedule&>(s).radix()); }};
+
 /// The context's parameters as text, or the best for its r.
 std::string params_text(const Torus& t, const BuildContext& c, const TunedParams& tuned) {
-  return c.params.empty() ? tuned.best(t, c.r) : c.params;
+  return c.params.empty() ? tuned.best(t, c) : c.params;
 }
 std::vector<RingParams> ring_params(const Torus& t, const BuildContext& c, const TunedParams& tuned) {
   std::vector<RingParams> p;
@@ -138,6 +152,16 @@ const std::vector<AlgorithmInfo>& algorithms() {
          return std::make_unique<CubgosSchedule>(t, p);
        },
        nullptr, &kCubgos},
+      {"torus-bruck",
+       "Bruck's dissemination with radix k along each axis in turn, growing both ways round each ring: sum of ceil(log_k n_i) rounds, k - 1 calls per rank and round, each on its own axis (Bruck et al., IEEE TPDS 1997)",
+       &TorusBruckSchedule::not_applicable,
+       [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
+         int k = 0;
+         std::string why;
+         if (!TorusBruckSchedule::parse(params_text(t, c, kTorusBruck), t, &k, &why)) throw std::invalid_argument(why);
+         return std::make_unique<TorusBruckSchedule>(t, k);
+       },
+       nullptr, &kTorusBruck},
       {"concentrate",
        "recursive concentration into one rank per ring and back, 2 ceil(log3 n) steps per axis (Juurlink, Rao & Sibeyn §4.1, approach 2)",
        &BridgeheadSchedule::not_applicable,
@@ -175,7 +199,7 @@ bool tuned_params(const AlgorithmInfo& info, const Torus& torus, const BuildCont
                   std::string* why) {
   if (!info.tuned) return false;
   if (context.params.empty()) {
-    *params = info.tuned->best(torus, context.r);
+    *params = info.tuned->best(torus, context);
     return true;
   }
   if (!info.tuned->parse(context.params, torus, why)) return false;

@@ -25,6 +25,9 @@ struct BuildContext {
   int chord = 0;                              ///< chordal-ring: this chord (0: the fewest rounds)
   double r = kBridgeheadDefaultR;             ///< size-tuned algorithms: a, b, k best for this r = α/(sβ) ...
   std::string params;                         ///< ... unless given here, as text
+  /// torus-bruck: the software cost of a message beyond the round's first
+  /// send and receive, as a fraction of the start-up α (the machine's o/α).
+  double overhead_ratio = 0.5;
 };
 
 /// The algorithms whose a, b, k depend on the block size (circgos per axis,
@@ -32,7 +35,7 @@ struct BuildContext {
 /// which is also a built schedule's cache key.
 struct TunedParams {
   const char* env;  ///< the variable that fixes them
-  std::string (*best)(const Torus&, double r);
+  std::string (*best)(const Torus&, const BuildContext&);
   bool (*parse)(const std::string&, const Torus&, std::string* why);
   std::string (*of)(const Schedule&);  ///< a built schedule's parameters
 };

@@ -105,6 +105,28 @@ TEST(ClosedForm, BridgeheadFromItsRingsEqualsStepped) {
   EXPECT_FALSE(closed_form_profile(*dim_rings, &p));
 }
 
+// torus-bruck's profile from its parts equals the stepped one: every
+// radix from 2 to 2d+1 (and one beyond) on every shape up to 512 ranks.
+TEST(ClosedForm, TorusBruckFromItsPartsEqualsStepped) {
+  int checked = 0;
+  for (const auto& dims : kShapes) {
+    const Torus t(dims);
+    if (t.size() > 512 || t.size() < 2) continue;
+    for (int k = 2; k <= 2 * t.ndims() + 2; ++k) {
+      BuildContext ctx;
+      ctx.params = std::to_string(k);
+      std::string why;
+      const auto s = try_build(*find_algorithm("torus-bruck"), t, &why, ctx);
+      ASSERT_TRUE(s) << why;
+      CostProfile closed;
+      ASSERT_TRUE(closed_form_profile(*s, &closed));
+      expect_same(closed, profile(*s, t.size()), "torus-bruck k=" + std::to_string(k) + " on " + t.to_string());
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
 TEST(ClosedForm, NoClosedFormIsNotClaimed) {
   CostProfile p;
   EXPECT_FALSE(closed_form_profile("circulant", Torus({4, 4}), &p));

@@ -11,6 +11,7 @@
 #include "schedule/hamiltonian_partial.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/torus_bruck.hpp"
 #include "simulate/simulate.hpp"
 
 using namespace torusgather;
@@ -200,6 +201,30 @@ TEST(DimRings, ManyShapes) {
     SCOPED_TRACE(name_of(dims));
     expect_verified(s, rounds);
   }
+}
+
+// torus-bruck delivers every block in Σ ceil(log_k n_i) rounds, each rank
+// sending P - 1 blocks (nothing twice), with the link loads it claims and
+// calls that never leave their axis by more than half its side.
+TEST(TorusBruck, CeilLogRoundsOnEveryRadix) {
+  const std::vector<std::vector<int>> shapes = {{2},    {3},       {7},    {16},      {2, 2},    {3, 5},
+                                                {4, 6}, {2, 3, 4}, {7, 7, 7}, {1, 9},   {4, 4, 4, 4, 2},
+                                                {5, 1, 6}, {2, 2, 2, 2, 3, 2}, {13, 10}};
+  for (const auto& dims : shapes)
+    for (int k = 2; k <= 9; ++k) {
+      SCOPED_TRACE(name_of(dims) + " radix " + std::to_string(k));
+      const TorusBruckSchedule s{Torus(dims), k};
+      long long rounds = 0;
+      for (int n : dims)
+        for (long long m = 1; m < n; m *= k) ++rounds;
+      EXPECT_EQ(s.rounds(), rounds);
+      expect_verified(s, rounds);
+      const SimulationReport rep = step_through(s);
+      EXPECT_EQ(rep.max_link_messages_per_round, s.claimed_max_link_messages_per_round());
+      for (const auto& round : s.round_list())
+        for (const auto& part : round.parts)
+          EXPECT_LE(2 * static_cast<long long>(part.route.size()), s.torus().dim(round.axis));
+    }
 }
 
 TEST(Registry, NamesAndApplicability) {
