@@ -689,13 +689,42 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
   return MPI_SUCCESS;
 }
 
-/// Whether a call repeats the arguments (buffers aside) that plan.memo
+/// Whether a call repeats the arguments (buffers aside) that a memo
 /// holds the decisions of.
 bool repeats(const CallMemo& m, const char* requested, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
              int recvcount, MPI_Datatype recvtype) {
   const bool in_place = sendbuf == MPI_IN_PLACE;
   return m.valid && m.in_place == in_place && m.recvcount == recvcount && m.recvtype == recvtype &&
          (in_place || (m.sendcount == sendcount && m.sendtype == sendtype)) && m.requested == requested;
+}
+
+/// Runs call.schedule on the plan's communicator into buf: from the
+/// plan's made calls where the type is predefined (a freed derived type's
+/// handle may come back as another), else made for this call alone.
+int run_schedule(const Plan& plan, const CallMemo& call, void* buf) {
+#ifdef TORUSGATHER_SMPI
+  constexpr bool keep = false;
+#else
+  constexpr bool keep = true;
+#endif
+  if (!keep || !is_named(call.recvtype)) return execute(*call.schedule, plan.comm, buf, call.recvcount, call.recvtype);
+  const bool traffic = traffic_only_mode();
+  auto& list = plan.prepared;
+  for (auto it = list.begin(); it != list.end(); ++it)
+    if (it->schedule == call.schedule && it->recvcount == call.recvcount && it->recvtype == call.recvtype &&
+        it->traffic_only == traffic) {
+      if (it != list.begin()) list.splice(list.begin(), list, it);
+      return list.front().calls->run(plan.comm, buf);
+    }
+  std::unique_ptr<Prepared> calls;
+  if (const int err = prepare(*call.schedule, plan.comm, call.recvcount, call.recvtype, &calls); err != MPI_SUCCESS)
+    return err;
+  const int err = calls->run(plan.comm, buf);
+  if (calls->messages() <= Plan::kPreparedMessages && calls->type_entries() <= Plan::kPreparedEntries) {
+    list.push_front({call.schedule, call.recvcount, call.recvtype, traffic, std::move(calls)});
+    if (list.size() > Plan::kPrepared) list.pop_back();
+  }
+  return err;
 }
 
 /// A schedule on a topology file's torus order: it runs on a scratch buffer
@@ -727,7 +756,7 @@ int run_permuted(const Plan& plan, const CallMemo& call, const void* sendbuf, in
   else
     err = PMPI_Sendrecv(sendbuf, sendcount, sendtype, plan.rank, kSelfCopyTag, own, call.recvcount, call.recvtype,
                         plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
-  if (err == MPI_SUCCESS) err = execute(*call.schedule, plan.comm, base, call.recvcount, call.recvtype);
+  if (err == MPI_SUCCESS) err = run_schedule(plan, call, base);
   if (err != MPI_SUCCESS) return err;
   if (contiguous) {
     for (long long t = 0; t < p; ++t)
@@ -757,7 +786,7 @@ int run_permuted(const Plan& plan, const CallMemo& call, const void* sendbuf, in
   return err;
 }
 
-/// A call decided (by allgather() below, or repeated from plan.memo): the
+/// A call decided (by allgather() below, or repeated from a memo): the
 /// vendor's allgather, or the own block copied and the schedule run.
 int run_decided(bool handle, const Plan& plan, const CallMemo& call, const void* sendbuf, int sendcount,
                 MPI_Datatype sendtype, void* recvbuf, MPI_Comm comm) {
@@ -776,14 +805,13 @@ int run_decided(bool handle, const Plan& plan, const CallMemo& call, const void*
     if (err != MPI_SUCCESS) return raise(comm, err);
   }
   if (!call.schedule) return MPI_SUCCESS;  // one rank
-  return raise(comm, execute(*call.schedule, plan.comm, recvbuf, call.recvcount, call.recvtype));
+  return raise(comm, run_schedule(plan, call, recvbuf));
 }
 
-/// A call whose arguments repeat plan.memo's: only the checks that depend
-/// on the buffers are left.
-int run_repeated(bool handle, const Plan& plan, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void* recvbuf, MPI_Comm comm) {
-  const CallMemo& m = plan.memo;
+/// A call whose arguments repeat memo m's: only the checks that depend on
+/// the buffers are left.
+int run_repeated(bool handle, const Plan& plan, const CallMemo& m, const void* sendbuf, int sendcount,
+                 MPI_Datatype sendtype, void* recvbuf, MPI_Comm comm) {
   if (null_buffer(recvbuf, m.recvcount, m.recv) || (!m.in_place && null_buffer(sendbuf, m.sendcount, m.send)) ||
       (!m.in_place && overlap(sendbuf, m.sendcount, m.send, recvbuf, static_cast<long long>(m.recvcount) * plan.size,
                               m.recv)))
@@ -800,9 +828,10 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   const char* asked = algorithm ? algorithm : environment().algorithm.c_str();
   // Plans exist for intracommunicators only, whose calls reached the end of
   // the checks below with these arguments before.
-  if (Plan* known = find_plan(comm); known && repeats(known->memo, asked, sendbuf, sendcount, sendtype, recvcount,
-                                                      recvtype))
-    return run_repeated(handle, *known, sendbuf, sendcount, sendtype, recvbuf, comm);
+  if (Plan* known = find_plan(comm))
+    for (const CallMemo& m : known->memos)
+      if (repeats(m, asked, sendbuf, sendcount, sendtype, recvcount, recvtype))
+        return run_repeated(handle, *known, m, sendbuf, sendcount, sendtype, recvbuf, comm);
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -886,7 +915,10 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   call.memcpy_own = !in_place && sendtype == recvtype && sendcount == recvcount && is_contiguous(recvtype);
   call.schedule = schedule;
   call.valid = true;
-  if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) plan->memo = call;
+  if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) {
+    plan->memos[plan->next_memo] = call;
+    plan->next_memo = (plan->next_memo + 1) % Plan::kMemos;
+  }
   return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
 }
 

@@ -5,12 +5,15 @@
 
 #include <mpi.h>
 
+#include <array>
+#include <list>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 
 #include "api/calibrate.hpp"
+#include "exec/executor.hpp"
 #include "model/choice.hpp"
 #include "model/cost.hpp"
 #include "schedule/bridgehead.hpp"
@@ -89,7 +92,29 @@ struct Plan {
   std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile
   std::map<long long, std::string> auto_choice;                 ///< block bytes -> what auto runs
   std::set<std::string> agreed;  ///< schedules whose build every rank has confirmed (collectively, once)
-  CallMemo memo;                                                ///< the last call's decisions
+  /// The decisions of the last few distinct calls (a program that
+  /// alternates sizes repeats each), replaced oldest first.
+  static constexpr std::size_t kMemos = 8;
+  std::array<CallMemo, kMemos> memos;
+  std::size_t next_memo = 0;
+  /// Made calls (exec/executor.hpp) of recent (schedule, count, type)s,
+  /// newest first: at most kPrepared, each of at most kPreparedMessages
+  /// messages and kPreparedEntries indexed-type displacements (256 KiB),
+  /// so a rank keeps at most about 2 MiB. A repeated call commits no
+  /// datatypes and walks no schedule. Not under SimGrid SMPI, whose
+  /// simulated ranks share one process (1024 ranks' cubgos and bridgehead
+  /// types at 256 B ran a 24 GiB machine out of memory).
+  struct PreparedCalls {
+    const Schedule* schedule = nullptr;
+    int recvcount = 0;
+    MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+    bool traffic_only = false;
+    std::unique_ptr<Prepared> calls;
+  };
+  static constexpr std::size_t kPrepared = 8;
+  static constexpr std::size_t kPreparedMessages = 65536;
+  static constexpr std::size_t kPreparedEntries = 16384;
+  mutable std::list<PreparedCalls> prepared;
   /// The node of each rank (its node's lowest rank), for `three-phase`:
   /// empty until ensure_node_map() (P ints: not kept where it never runs).
   std::vector<int> node_of;

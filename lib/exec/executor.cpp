@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "exec/executor.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <tuple>
@@ -19,6 +20,13 @@ class BlockSetTypes {
   BlockSetTypes& operator=(const BlockSetTypes&) = delete;
   ~BlockSetTypes() {
     for (auto& entry : cache_) PMPI_Type_free(&entry.second);
+  }
+  /// Hands the types over (the caller frees them).
+  std::vector<MPI_Datatype> release() {
+    std::vector<MPI_Datatype> out;
+    for (auto& entry : cache_) out.push_back(entry.second);
+    cache_.clear();
+    return out;
   }
 
   /// The type describing `elements` elements of every block of a set with
@@ -72,7 +80,49 @@ bool traffic_only = false;
 
 }  // namespace
 
-int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+Prepared::~Prepared() {
+  for (MPI_Datatype& t : owned_) PMPI_Type_free(&t);
+}
+
+std::size_t Prepared::messages() const {
+  std::size_t n = 0;
+  for (const auto& r : recvs_) n += r.size();
+  for (const auto& r : sends_) n += r.size();
+  return n;
+}
+
+int Prepared::run(MPI_Comm comm, void* recvbuf) const {
+  char* base = static_cast<char*>(recvbuf);
+  int err = MPI_SUCCESS;
+  pending_sends_.clear();
+  for (std::size_t round = 0; round < recvs_.size() && err == MPI_SUCCESS; ++round) {
+    requests_.clear();
+    for (const Op& op : recvs_[round]) {
+      char* at = op.scratch >= 0 ? scratch_[static_cast<std::size_t>(op.scratch)].data() + op.scratch_shift
+                                 : base + op.offset;
+      requests_.push_back(MPI_REQUEST_NULL);
+      if ((err = PMPI_Irecv(at, op.count, op.type, op.peer, op.tag, comm, &requests_.back())) != MPI_SUCCESS) break;
+    }
+    // Sends only read blocks the rank holds, which nothing overwrites: they
+    // may complete at the end of the call.
+    for (const Op& op : sends_[round]) {
+      if (err != MPI_SUCCESS) break;
+      pending_sends_.push_back(MPI_REQUEST_NULL);
+      err = PMPI_Isend(base + op.offset, op.count, op.type, op.peer, op.tag, comm, &pending_sends_.back());
+    }
+    // Complete what was posted even after an error, so no request outlives the call.
+    const int wait_err = PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    if (err == MPI_SUCCESS) err = wait_err;
+  }
+  const int wait_err =
+      PMPI_Waitall(static_cast<int>(pending_sends_.size()), pending_sends_.data(), MPI_STATUSES_IGNORE);
+  return err == MPI_SUCCESS ? wait_err : err;
+}
+
+int prepare(const Schedule& schedule, MPI_Comm comm, int recvcount, MPI_Datatype recvtype,
+            std::unique_ptr<Prepared>* out) {
+  out->reset();
+  auto made = std::make_unique<Prepared>();
   int self = 0;
   PMPI_Comm_rank(comm, &self);
   MPI_Aint lb = 0, extent = 0;
@@ -80,14 +130,14 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
   if (err != MPI_SUCCESS) return err;
   const Torus& t = schedule.torus();
   BlockSetTypes types(t, recvcount, recvtype, extent);
-  char* base = static_cast<char*>(recvbuf);
   const auto program = schedule.program(self);
   RoundOps ops;
-  std::vector<MPI_Request> requests;
+  // Messages are recorded by their offset from the receive buffer.
+  const MPI_Aint base = 0;
 
-  // Posts the elements [lo, lo + elements) of every block in `ranges` as one
+  // The elements [lo, lo + elements) of every block in `ranges` as one
   // message: contiguous when they are (whole blocks of one range), else an
-  // hindexed type, freed at once (MPI lets pending operations finish).
+  // hindexed type, kept with the calls.
   auto post_ranges = [&](const BlockRanges& ranges, long long lo, int elements, auto&& post) -> int {
     const bool whole = lo == 0 && elements == recvcount;
     long long total = 0;
@@ -116,13 +166,14 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
     MPI_Datatype type = MPI_DATATYPE_NULL;
     int e = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), recvtype,
                                      &type);
-    if (e == MPI_SUCCESS) e = PMPI_Type_commit(&type);
+    if (e == MPI_SUCCESS) made->owned_.push_back(type);
+    made->type_entries_ += lengths.size();
+    if (e == MPI_SUCCESS) e = PMPI_Type_commit(&made->owned_.back());
     if (e == MPI_SUCCESS) e = post(base, 1, type);
-    if (type != MPI_DATATYPE_NULL) PMPI_Type_free(&type);
     return e;
   };
 
-  // Posts one transfer as one message: `post(ptr, count, type)`.
+  // One transfer as one message: `post(ptr, count, type)`.
   auto post_transfer = [&](const Transfer& x, auto&& post) -> int {
     const auto range = x.piece.elements(recvcount);
     const long long lo = range.first, hi = range.second;
@@ -150,15 +201,15 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
   // block's true span each (MPI_Type_get_true_extent).
   MPI_Aint true_lb = 0, true_extent = 0;
   if (err == MPI_SUCCESS) err = PMPI_Type_get_true_extent(recvtype, &true_lb, &true_extent);
-  std::vector<std::vector<char>> scratch;
+  std::vector<std::size_t> scratch_bytes;
 
+  made->recvs_.resize(static_cast<std::size_t>(schedule.rounds()));
+  made->sends_.resize(static_cast<std::size_t>(schedule.rounds()));
   for (long long round = 0; round < schedule.rounds() && err == MPI_SUCCESS; ++round) {
     program->next_round(ops);
-    requests.clear();
+    auto& recvs = made->recvs_[static_cast<std::size_t>(round)];
+    auto& sends = made->sends_[static_cast<std::size_t>(round)];
     std::size_t relays = 0;
-    for (const Transfer& x : ops.recvs) relays += x.relay ? 1 : 0;
-    if (scratch.size() < relays) scratch.resize(relays);  // before any pointer into it is posted
-    relays = 0;
     for (const Transfer& x : ops.recvs) {
       if (err != MPI_SUCCESS) break;
       const int from = static_cast<int>(x.routed() ? x.peer : t.neighbor(self, x.port));
@@ -169,32 +220,54 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
         if (range.second <= range.first) continue;
         const int count = static_cast<int>(range.second - range.first);
         const MPI_Aint stride = static_cast<MPI_Aint>(count - 1) * extent;  // negative for a negative extent
-        std::vector<char>& buf = scratch[relays++];
-        buf.resize(static_cast<std::size_t>((stride < 0 ? -stride : stride) + true_extent));
-        requests.push_back(MPI_REQUEST_NULL);
-        err = PMPI_Irecv(buf.data() - true_lb - (stride < 0 ? stride : 0), count, recvtype, from, tag, comm,
-                        &requests.back());
+        const auto bytes = static_cast<std::size_t>((stride < 0 ? -stride : stride) + true_extent);
+        if (scratch_bytes.size() <= relays) scratch_bytes.resize(relays + 1, 0);
+        scratch_bytes[relays] = std::max(scratch_bytes[relays], bytes);
+        Prepared::Op op;
+        op.count = count;
+        op.type = recvtype;
+        op.peer = from;
+        op.tag = tag;
+        op.scratch = static_cast<int>(relays++);
+        op.scratch_shift = -true_lb - (stride < 0 ? stride : 0);
+        recvs.push_back(op);
         continue;
       }
-      err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
-        requests.push_back(MPI_REQUEST_NULL);
-        return PMPI_Irecv(ptr, count, type, from, tag, comm, &requests.back());
+      err = post_transfer(x, [&](MPI_Aint ptr, int count, MPI_Datatype type) {
+        recvs.push_back({ptr, count, type, from, tag, -1, 0});
+        return MPI_SUCCESS;
       });
     }
     for (const Transfer& x : ops.sends) {
       if (err != MPI_SUCCESS) break;
       const int to = static_cast<int>(x.routed() ? x.peer : t.neighbor(self, x.port));
       const int tag = tag_of(x, x.port);
-      err = post_transfer(x, [&](char* ptr, int count, MPI_Datatype type) {
-        requests.push_back(MPI_REQUEST_NULL);
-        return PMPI_Isend(ptr, count, type, to, tag, comm, &requests.back());
+      err = post_transfer(x, [&](MPI_Aint ptr, int count, MPI_Datatype type) {
+        sends.push_back({ptr, count, type, to, tag, -1, 0});
+        return MPI_SUCCESS;
       });
     }
-    // Complete what was posted even after an error, so no request outlives the call.
-    const int wait_err = PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-    if (err == MPI_SUCCESS) err = wait_err;
   }
-  return err;
+  for (MPI_Datatype type : types.release()) made->owned_.push_back(type);
+  if (err != MPI_SUCCESS) return err;  // made frees what it holds
+  made->scratch_.resize(scratch_bytes.size());
+  for (std::size_t i = 0; i < scratch_bytes.size(); ++i) made->scratch_[i].resize(scratch_bytes[i]);
+  *out = std::move(made);
+  return MPI_SUCCESS;
+}
+
+bool traffic_only_mode() {
+#ifdef TORUSGATHER_SMPI
+  return traffic_only;
+#else
+  return false;
+#endif
+}
+
+int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+  std::unique_ptr<Prepared> prepared;
+  const int err = prepare(schedule, comm, recvcount, recvtype, &prepared);
+  return err != MPI_SUCCESS ? err : prepared->run(comm, recvbuf);
 }
 
 }  // namespace torusgather

@@ -4,6 +4,9 @@
 
 #include <mpi.h>
 
+#include <memory>
+#include <vector>
+
 #include "schedule/schedule.hpp"
 
 namespace torusgather {
@@ -16,5 +19,51 @@ namespace torusgather {
 /// is cut by element count, a set of blocks is a nested vector datatype.
 /// Returns an MPI error code.
 int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcount, MPI_Datatype recvtype);
+
+/// One rank's calls of a schedule for blocks of `recvcount` elements of
+/// `recvtype`, made once: every round's peers, tags, buffer offsets and
+/// derived datatypes. A program that repeats its allgathers runs these
+/// instead of walking the schedule and committing types at every call.
+class Prepared {
+ public:
+  Prepared() = default;
+  Prepared(const Prepared&) = delete;
+  Prepared& operator=(const Prepared&) = delete;
+  ~Prepared();
+
+  /// Runs the calls on comm into recvbuf (own block already in its slot).
+  /// Each round waits for its receives only (they gate the next round's
+  /// sends); every send completes by the end. Returns an MPI error code.
+  int run(MPI_Comm comm, void* recvbuf) const;
+  /// Messages over all rounds (sends and receives).
+  std::size_t messages() const;
+  /// Displacements of its indexed datatypes (what they hold in memory).
+  std::size_t type_entries() const { return type_entries_; }
+
+  struct Op {
+    MPI_Aint offset = 0;  ///< from recvbuf (receives into scratch: unused)
+    int count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int peer = 0, tag = 0;
+    int scratch = -1;  ///< a relay receive: its scratch buffer
+    MPI_Aint scratch_shift = 0;  ///< where in the scratch buffer the data starts
+  };
+
+ private:
+  friend int prepare(const Schedule&, MPI_Comm, int, MPI_Datatype, std::unique_ptr<Prepared>*);
+  std::vector<std::vector<Op>> recvs_, sends_;  ///< per round
+  std::vector<MPI_Datatype> owned_;             ///< freed with it
+  std::size_t type_entries_ = 0;
+  mutable std::vector<std::vector<char>> scratch_;
+  mutable std::vector<MPI_Request> requests_, pending_sends_;
+};
+
+/// Whether the SimGrid flavour sends block sets as plain messages
+/// (TG_Smpi_traffic_only); false elsewhere. Prepared calls depend on it.
+bool traffic_only_mode();
+
+/// Makes schedule's calls for this rank of comm (rank r is torus rank r).
+int prepare(const Schedule& schedule, MPI_Comm comm, int recvcount, MPI_Datatype recvtype,
+            std::unique_ptr<Prepared>* out);
 
 }  // namespace torusgather
