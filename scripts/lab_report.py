@@ -62,10 +62,23 @@ class Scenario:
     def algorithms(self):
         return algorithm_order({a for a, _ in self.times})
 
-    def best(self, size, smpi):
+    def best(self, size, smpi, exclude=()):
+        # A named algorithm that fell back to another (ran differs) is that other's row.
         values = [(t, a) for (a, b), t in self.times.items()
-                  if b == size and t is not None and a.startswith("smpi-") == smpi]
+                  if b == size and t is not None and a.startswith("smpi-") == smpi and a not in exclude
+                  and (smpi or a == "auto" or self.ran.get((a, b), a) == a)]
         return min(values) if values else (None, None)
+
+
+PRESETS = ("bgq", "tofud", "gemini", "tpu-v4")
+
+
+def preset_of(platform):
+    """The preset a platform was run with (lab.py names it DIMS-PRESET[-...]), else None."""
+    for p in PRESETS:
+        if f"-{p}" in platform:
+            return platform[platform.index(f"-{p}") + 1:]
+    return None
 
 
 def scenarios_from(latest):
@@ -356,8 +369,40 @@ def write(results_csv, runs_json, lab_dir, root, out_dir=None):
       "keeps a P·s buffer per rank and is not run where P²·s > 8 GiB; `smpi-pair` "
       "needs a power-of-two rank count and is not run on 7×7×7.")
     w("")
+    presets = [s for s in scenarios if preset_of(s.platform)]
+    if presets:
+        w("## Machine presets (simulated)")
+        w("")
+        w("The published figures of four torus machines (`lab.py --preset NAME`; sources and "
+          "assumptions in [machines.md](machines.md)): link bandwidth and hop latency, a per-message "
+          "software cost, the node's injection limit and ranks sharing a node. The times are SimGrid's, "
+          "µs, one call each. Best single: the fastest torusgather algorithm run alone; best SMPI: the "
+          "fastest of SimGrid's allgathers run (ompi, mpich, bruck, rdb). Sizes where auto was not run "
+          "are left out.")
+        w("")
+        w("| preset | ranks | s | auto (ran) | best single torusgather | best SMPI | auto / best single | "
+          "auto / best SMPI | smpi-ompi / auto | auto % of bound |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
+        for s in presets:
+            for b in s.sizes:
+                if s.times.get(("auto", b)) is None:
+                    continue  # no torusgather run at this size (SMPI's alone)
+                tg, tga = s.best(b, False, exclude=("auto",))
+                sm, sma = s.best(b, True)
+                auto, ompi = s.times.get(("auto", b)), s.times.get(("smpi-ompi", b))
+                ran = s.ran.get(("auto", b), "")
+                w(f"| {preset_of(s.platform)} | {s.ranks} | {size_name(b)} | {fmt(auto)} ({ran}) | "
+                  f"{fmt(tg)} ({tga}) | {fmt(sm)} ({sma}) | "
+                  f"{f'{auto / tg:.2f}' if auto and tg else '–'} | "
+                  f"{f'{auto / sm:.2f}' if auto and sm else '–'} | "
+                  f"{f'{ompi / auto:.2f}×' if auto and ompi else '–'} | "
+                  f"{f'{100 * s.bound[b] / auto:.0f} %' if auto else '–'} |")
+        w("")
     if scenarios:
         w("## Summary (simulated)")
+        w("")
+        w("Every platform the lab ran, the idealised ones (10 GB/s, 1 µs links, no software cost, one "
+          "rank per node, unless the name says otherwise) first.")
         w("")
         w("| platform | ranks | s | auto | best torusgather | best SMPI | auto × vs smpi-ompi | best tg / best SMPI | auto % of bound |")
         w("|---|---|---|---|---|---|---|---|---|")
