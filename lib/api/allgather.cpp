@@ -701,30 +701,32 @@ bool repeats(const CallMemo& m, const char* requested, const void* sendbuf, int 
          (in_place || (m.sendcount == sendcount && m.sendtype == sendtype)) && m.requested == requested;
 }
 
-/// Runs call.schedule on the plan's communicator into buf: from the
-/// plan's made calls where the type is predefined (a freed derived type's
-/// handle may come back as another), else made for this call alone.
+/// Runs call.schedule on the plan's communicator into buf, as bytes where
+/// the type is contiguous: from the plan's made calls where the type it
+/// moves is predefined (a freed derived type's handle may come back as
+/// another), else made for this call alone.
 int run_schedule(const Plan& plan, const CallMemo& call, void* buf) {
 #ifdef TORUSGATHER_SMPI
   constexpr bool keep = false;
 #else
   constexpr bool keep = true;
 #endif
-  if (!keep || !is_named(call.recvtype)) return execute(*call.schedule, plan.comm, buf, call.recvcount, call.recvtype);
+  const int count = call.bytes > 0 ? call.bytes : call.recvcount;
+  const MPI_Datatype type = call.bytes > 0 ? MPI_BYTE : call.recvtype;
+  if (!keep || !is_named(type)) return execute(*call.schedule, plan.comm, buf, count, type);
   const bool traffic = traffic_only_mode();
   auto& list = plan.prepared;
   for (auto it = list.begin(); it != list.end(); ++it)
-    if (it->schedule == call.schedule && it->recvcount == call.recvcount && it->recvtype == call.recvtype &&
+    if (it->schedule == call.schedule && it->recvcount == count && it->recvtype == type &&
         it->traffic_only == traffic) {
       if (it != list.begin()) list.splice(list.begin(), list, it);
       return list.front().calls->run(plan.comm, buf);
     }
   std::unique_ptr<Prepared> calls;
-  if (const int err = prepare(*call.schedule, plan.comm, call.recvcount, call.recvtype, &calls); err != MPI_SUCCESS)
-    return err;
+  if (const int err = prepare(*call.schedule, plan.comm, count, type, &calls); err != MPI_SUCCESS) return err;
   const int err = calls->run(plan.comm, buf);
   if (calls->messages() <= Plan::kPreparedMessages && calls->type_entries() <= Plan::kPreparedEntries) {
-    list.push_front({call.schedule, call.recvcount, call.recvtype, traffic, std::move(calls)});
+    list.push_front({call.schedule, count, type, traffic, std::move(calls)});
     if (list.size() > Plan::kPrepared) list.pop_back();
   }
   return err;
@@ -915,7 +917,10 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   call.sendtype = in_place ? MPI_DATATYPE_NULL : sendtype;
   call.recvcount = recvcount;
   call.recvtype = recvtype;
-  call.memcpy_own = !in_place && sendtype == recvtype && sendcount == recvcount && is_contiguous(recvtype);
+  const bool contiguous = is_contiguous(recvtype);
+  call.memcpy_own = !in_place && sendtype == recvtype && sendcount == recvcount && contiguous;
+  if (contiguous && static_cast<long long>(recvcount) * call.recv.extent <= INT_MAX)
+    call.bytes = static_cast<int>(static_cast<long long>(recvcount) * call.recv.extent);
   call.schedule = schedule;
   call.valid = true;
   if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) {

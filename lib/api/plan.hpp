@@ -40,6 +40,10 @@ struct CallMemo {
   MPI_Datatype sendtype = MPI_DATATYPE_NULL, recvtype = MPI_DATATYPE_NULL;
   Layout send, recv;
   bool memcpy_own = false;             ///< the own block is copied with memcpy
+  /// recvcount * extent where recvtype is contiguous, else 0: the schedule
+  /// then moves bytes, so colours cut a block by bytes (one element of a
+  /// large type is still split d ways) and a derived type's calls can be kept.
+  int bytes = 0;
   const Schedule* schedule = nullptr;  ///< what runs (nullptr: the vendor's allgather)
 };
 
