@@ -701,6 +701,30 @@ bool repeats(const CallMemo& m, const char* requested, const void* sendbuf, int 
          (in_place || (m.sendcount == sendcount && m.sendtype == sendtype)) && m.requested == requested;
 }
 
+/// Copies this rank's block into the slot at `to`: from sendbuf, or, in
+/// place, from `in_place_from` (nothing to do where that is `to`). Through
+/// MPI where the types are not one contiguous type, so that any pair with
+/// matching signatures works.
+int copy_own(const Plan& plan, const CallMemo& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+             const char* in_place_from, char* to) {
+  const auto bytes = static_cast<std::size_t>(call.recvcount) * static_cast<std::size_t>(call.recv.extent);
+  if (call.in_place) {
+    if (in_place_from == to) return MPI_SUCCESS;
+    if (call.contiguous) {
+      std::memcpy(to, in_place_from, bytes);
+      return MPI_SUCCESS;
+    }
+    return PMPI_Sendrecv(in_place_from, call.recvcount, call.recvtype, plan.rank, kSelfCopyTag, to, call.recvcount,
+                         call.recvtype, plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
+  }
+  if (call.memcpy_own) {
+    std::memcpy(to, sendbuf, bytes);
+    return MPI_SUCCESS;
+  }
+  return PMPI_Sendrecv(sendbuf, sendcount, sendtype, plan.rank, kSelfCopyTag, to, call.recvcount, call.recvtype,
+                       plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
+}
+
 /// Runs call.schedule on the plan's communicator into buf, as bytes where
 /// the type is contiguous: from the plan's made calls where the type it
 /// moves is predefined (a freed derived type's handle may come back as
@@ -747,23 +771,11 @@ int run_permuted(const Plan& plan, const CallMemo& call, const void* sendbuf, in
       static_cast<std::size_t>(static_cast<MPI_Aint>(p * call.recvcount - 1) * call.recv.extent + call.recv.true_extent));
   char* base = plan.permuted_scratch.data() - call.recv.true_lb;
   char* user = static_cast<char*>(recvbuf);
-  char* own = base + plan.rank * block;
   const int me = plan.user_rank[static_cast<std::size_t>(plan.rank)];
-  const bool contiguous = is_contiguous(call.recvtype);
-  int err = MPI_SUCCESS;
-  if (call.in_place && contiguous)
-    std::memcpy(own, user + me * block, static_cast<std::size_t>(block));
-  else if (call.in_place)
-    err = PMPI_Sendrecv(user + me * block, call.recvcount, call.recvtype, plan.rank, kSelfCopyTag, own, call.recvcount,
-                        call.recvtype, plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
-  else if (call.memcpy_own)
-    std::memcpy(own, sendbuf, static_cast<std::size_t>(block));
-  else
-    err = PMPI_Sendrecv(sendbuf, sendcount, sendtype, plan.rank, kSelfCopyTag, own, call.recvcount, call.recvtype,
-                        plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
+  int err = copy_own(plan, call, sendbuf, sendcount, sendtype, user + me * block, base + plan.rank * block);
   if (err == MPI_SUCCESS) err = run_schedule(plan, call, base);
   if (err != MPI_SUCCESS) return err;
-  if (contiguous) {
+  if (call.contiguous) {
     for (long long t = 0; t < p; ++t)
       if (!(call.in_place && t == plan.rank))
         std::memcpy(user + plan.user_rank[static_cast<std::size_t>(t)] * block, base + t * block,
@@ -801,14 +813,8 @@ int run_decided(bool handle, const Plan& plan, const CallMemo& call, const void*
   if (call.schedule && !plan.user_rank.empty())
     return raise(comm, run_permuted(plan, call, sendbuf, sendcount, sendtype, recvbuf, comm));
   char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(plan.rank) * call.recvcount * call.recv.extent;
-  if (call.memcpy_own) {
-    std::memcpy(own, sendbuf, static_cast<std::size_t>(call.recvcount) * call.recv.extent);
-  } else if (!call.in_place) {
-    // Through MPI so that any pair of datatypes with matching signatures works.
-    const int err = PMPI_Sendrecv(sendbuf, sendcount, sendtype, plan.rank, kSelfCopyTag, own, call.recvcount,
-                                 call.recvtype, plan.rank, kSelfCopyTag, plan.comm, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS) return raise(comm, err);
-  }
+  if (const int err = copy_own(plan, call, sendbuf, sendcount, sendtype, own, own); err != MPI_SUCCESS)
+    return raise(comm, err);
   if (!call.schedule) return MPI_SUCCESS;  // one rank
   return raise(comm, run_schedule(plan, call, recvbuf));
 }
@@ -917,9 +923,9 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   call.sendtype = in_place ? MPI_DATATYPE_NULL : sendtype;
   call.recvcount = recvcount;
   call.recvtype = recvtype;
-  const bool contiguous = is_contiguous(recvtype);
-  call.memcpy_own = !in_place && sendtype == recvtype && sendcount == recvcount && contiguous;
-  if (contiguous && static_cast<long long>(recvcount) * call.recv.extent <= INT_MAX)
+  call.contiguous = is_contiguous(recvtype);
+  call.memcpy_own = !in_place && sendtype == recvtype && sendcount == recvcount && call.contiguous;
+  if (call.contiguous && static_cast<long long>(recvcount) * call.recv.extent <= INT_MAX)
     call.bytes = static_cast<int>(static_cast<long long>(recvcount) * call.recv.extent);
   call.schedule = schedule;
   call.valid = true;

@@ -99,7 +99,8 @@ void at_finalize(void (*fn)()) {
 
 namespace {
 
-std::string short_name(const std::string& name) { return name.substr(0, name.find('.')); }
+/// A host name up to its first '.' (short names against FQDNs).
+std::string_view short_name(std::string_view name) { return name.substr(0, name.find('.')); }
 
 /// This process's host name for the topology file: TORUSGATHER_HOSTNAME
 /// (where the scheduler's names differ from MPI's, and for tests), else
@@ -198,7 +199,7 @@ TopologyLookup read_topology(const std::string& path, const std::string& host) {
   std::ifstream f(path);
   if (!f) throw std::invalid_argument("cannot be read");
   TopologyLookup out;
-  const std::string host_short = short_name(host);
+  const std::string_view host_short = short_name(host);
   long long short_match = -1;
   std::string text;
   long line_no = 0;
@@ -241,7 +242,7 @@ TopologyLookup read_topology(const std::string& path, const std::string& host) {
       index = index * out.dims[a] + c;
     }
     if (words[0] == host) out.node = index;
-    else if (short_match < 0 && words[0].substr(0, words[0].find('.')) == host_short) short_match = index;
+    else if (short_match < 0 && short_name(words[0]) == host_short) short_match = index;
   }
   if (out.dims.empty()) throw std::invalid_argument("no 'dims' line");
   if (out.node < 0) out.node = short_match;

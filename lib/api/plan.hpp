@@ -39,6 +39,7 @@ struct CallMemo {
   int sendcount = 0, recvcount = 0;
   MPI_Datatype sendtype = MPI_DATATYPE_NULL, recvtype = MPI_DATATYPE_NULL;
   Layout send, recv;
+  bool contiguous = false;             ///< recvtype: count elements are count*extent bytes
   bool memcpy_own = false;             ///< the own block is copied with memcpy
   /// recvcount * extent where recvtype is contiguous, else 0: the schedule
   /// then moves bytes, so colours cut a block by bytes (one element of a
@@ -103,11 +104,11 @@ struct Plan {
   std::size_t next_memo = 0;
   /// Made calls (exec/executor.hpp) of recent (schedule, count, type)s,
   /// newest first: at most kPrepared, each of at most kPreparedMessages
-  /// messages and kPreparedEntries indexed-type displacements (256 KiB),
-  /// so a rank keeps at most about 2 MiB. A repeated call commits no
-  /// datatypes and walks no schedule. Not under SimGrid SMPI, whose
-  /// simulated ranks share one process (1024 ranks' cubgos and bridgehead
-  /// types at 256 B ran a 24 GiB machine out of memory).
+  /// messages (some 50 bytes each) and kPreparedEntries indexed-type
+  /// displacements, so a plan keeps some 10 MB at most besides the relay
+  /// scratch of its block sizes. A repeated call commits no datatypes and
+  /// walks no schedule. Not under SimGrid SMPI, whose simulated ranks share
+  /// one process: P plans' worth in one address space.
   struct PreparedCalls {
     const Schedule* schedule = nullptr;
     int recvcount = 0;
@@ -116,7 +117,7 @@ struct Plan {
     std::unique_ptr<Prepared> calls;
   };
   static constexpr std::size_t kPrepared = 8;
-  static constexpr std::size_t kPreparedMessages = 65536;
+  static constexpr std::size_t kPreparedMessages = 16384;
   static constexpr std::size_t kPreparedEntries = 16384;
   mutable std::list<PreparedCalls> prepared;
   /// The node of each rank (its node's lowest rank), for `three-phase`:

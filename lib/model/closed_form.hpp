@@ -41,12 +41,14 @@ constexpr const char* kSideTooLong =
     "TORUSGATHER_TUNE)";
 
 /// Whether `algorithm` on `torus` gets its profile from a built schedule's
-/// rings (closed_form_profile(const Schedule&)) above kSteppedProfileLimit.
+/// rings, or torus-bruck's parts (closed_form_profile(const Schedule&)),
+/// above kSteppedProfileLimit.
 bool has_ring_profile(const std::string& algorithm, const Torus& torus);
 
 /// The profile of a built schedule from its construction where it has one
 /// (bridgehead and its variants: from one ring per side, O(rounds * n)
-/// calls, not P ranks); false otherwise.
+/// calls, not P ranks; torus-bruck: from its parts, O(k log P)); false
+/// otherwise.
 bool closed_form_profile(const Schedule& schedule, CostProfile* out);
 
 /// The profile of schedule `algorithm` on `torus` from its construction,
