@@ -100,6 +100,15 @@ inline int run(const std::string& algorithm, const void* send, int count, MPI_Da
   return TG_Allgather_algorithm(algorithm.c_str(), send, count, type, recv, count, type, comm);
 }
 
+/// The same call as MPI_Allgatherv with every rank's count `count` at
+/// displacement rank * count (counts and displs hold that): the same data
+/// and layout, through the v path ("vendor": PMPI_Allgatherv).
+inline int run_v(const std::string& algorithm, const void* send, int count, MPI_Datatype type, void* recv,
+                 const int* counts, const int* displs, MPI_Comm comm) {
+  if (algorithm == "vendor") return PMPI_Allgatherv(send, count, type, recv, counts, displs, type, comm);
+  return TG_Allgatherv_algorithm(algorithm.c_str(), send, count, type, recv, counts, displs, type, comm);
+}
+
 /// Returns the time at which this rank starts a timed call. Real MPI: after a
 /// barrier (as OSU). SimGrid: every simulated rank starts at the same
 /// simulated instant (a barrier lets ranks go a few latencies apart, which

@@ -21,6 +21,7 @@ using tgbench::parse_size;
 using tgbench::split;
 using tgbench::release;
 using tgbench::run;
+using tgbench::run_v;
 using tgbench::start_together;
 
 struct Options {
@@ -31,6 +32,7 @@ struct Options {
   std::vector<std::string> algorithms{"auto"};
   std::string datatype = "byte";
   bool check = false;
+  bool allgatherv = false;  // time MPI_Allgatherv (equal counts) instead
   long long check_max = -1;  // check only sizes up to this (-1: all when --check)
   bool vendor = true;        // time the vendor's MPI_Allgather too
   bool predict = false;      // the cost model's prediction per row (TG_Predicted_time)
@@ -71,6 +73,7 @@ Options parse(int argc, char** argv, int rank) {
     else if (a == "--algorithms") o.algorithms = split(value(), ',');
     else if (a == "--datatype") o.datatype = value();
     else if (a == "--check") o.check = true;
+    else if (a == "--allgatherv") o.allgatherv = true;
     else if (a == "--check-max") {
       o.check = true;
       o.check_max = parse_size(value());
@@ -84,7 +87,8 @@ Options parse(int argc, char** argv, int rank) {
         std::printf(
             "usage: mpirun -np N tg-bench [--sizes MIN:MAX | A,B,C] [--iters K] [--warmup W] [--reps R]\n"
             "                [--algorithms all | auto,hamiltonian,...] [--datatype byte|int|double]\n"
-            "                [--check | --check-max BYTES] [--no-vendor] [--predict] [--csv FILE] [--json FILE]\n"
+            "                [--check | --check-max BYTES] [--no-vendor] [--predict] [--allgatherv]\n"
+            "                [--csv FILE] [--json FILE]\n"
             "Times each algorithm against the vendor's MPI_Allgather (always included) for\n"
             "each block size (bytes per rank; MIN:MAX doubles; default 8:4M). Sizes take k/M\n"
             "suffixes. As OSU's osu_allgather: warm-up, a barrier before every call, each\n"
@@ -94,6 +98,8 @@ Options parse(int argc, char** argv, int rank) {
             "registered algorithm that applies to the torus, and auto. --check compares every\n"
             "result byte for byte; --check-max checks sizes up to BYTES only (larger ones use\n"
             "SMPI_SHARED_MALLOC under SimGrid). --no-vendor leaves out MPI_Allgather.\n"
+            "--allgatherv times MPI_Allgatherv instead, every rank's count the block size\n"
+            "(vendor: PMPI_Allgatherv; the others TG_Allgatherv_algorithm).\n"
             "--predict adds the cost model's prediction of each row (column predicted_us,\n"
             "empty or null where there is no model), from the calibrated machine as auto sees it.\n");
       MPI_Finalize();
@@ -189,7 +195,8 @@ int main(int argc, char** argv) {
                                                               "named algorithms run on MPI_Dims_create's 2D shape)";
   const std::size_t n = opt.algorithms.size();
   if (rank == 0) {
-    std::printf("# tg-bench: MPI_Allgather, %d ranks, torus %s, vendor: %s, datatype %s\n", size, torus.c_str(),
+    std::printf("# tg-bench: %s, %d ranks, torus %s, vendor: %s, datatype %s\n",
+                opt.allgatherv ? "MPI_Allgatherv (equal counts)" : "MPI_Allgather", size, torus.c_str(),
                 vendor_name.c_str(), dt.name);
     std::printf("# time: per rank the mean over %d calls (%d above 64 KiB) after %d warm-up, median of %d\n"
                 "# alternating repetitions; Avg over ranks in us (Min/Max over ranks in --csv/--json)\n",
@@ -268,13 +275,19 @@ int main(int argc, char** argv) {
     for (long long i = 0; i < bytes; ++i) send[static_cast<std::size_t>(i)] = pattern(rank, i);
     auto* recv = static_cast<unsigned char*>(allocate(static_cast<std::size_t>(bytes) * size, shared));
     const int iters = bytes > 65536 ? std::max(1, opt.iters / 5) : opt.iters;
+    std::vector<int> counts(static_cast<std::size_t>(size), count), displs(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) displs[static_cast<std::size_t>(r)] = r * count;
+    auto call = [&](const std::string& a) {
+      return opt.allgatherv ? run_v(a, send.data(), count, dt.type, recv, counts.data(), displs.data(), comm)
+                            : run(a, send.data(), count, dt.type, recv, comm);
+    };
     // means[k][rep]: this rank's mean time per call of algorithm k in repetition rep.
     std::vector<std::vector<double>> means(n, std::vector<double>(static_cast<std::size_t>(opt.reps)));
     std::vector<int> errors(n, MPI_SUCCESS);
     std::vector<bool> ok(n, true);
     for (std::size_t k = 0; k < n; ++k)
       for (int w = 0; w < opt.warmup && errors[k] == MPI_SUCCESS && same_as[k] < 0; ++w)
-        errors[k] = run(opt.algorithms[k], send.data(), count, dt.type, recv, comm);
+        errors[k] = call(opt.algorithms[k]);
     for (int rep = 0; rep < opt.reps; ++rep) {
       for (std::size_t k = 0; k < n; ++k) {  // A B C, A B C, ...
         if (same_as[k] >= 0) continue;
@@ -282,7 +295,7 @@ int main(int argc, char** argv) {
         for (int it = 0; it < iters && errors[k] == MPI_SUCCESS; ++it) {
           if (check) std::memset(recv, 0, static_cast<std::size_t>(bytes) * size);
           const double t0 = start_together(comm);
-          errors[k] = run(opt.algorithms[k], send.data(), count, dt.type, recv, comm);
+          errors[k] = call(opt.algorithms[k]);
           total += MPI_Wtime() - t0;
           if (check) {
             bool good = true;

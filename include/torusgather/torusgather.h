@@ -44,6 +44,20 @@ TG_API int TG_Allgather_algorithm(const char *algorithm, const void *sendbuf, in
 TG_API int TG_Allgather_noraise(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
+/** Same signature and semantics as MPI_Allgatherv (per-rank counts and
+ *  displacements, MPI_IN_PLACE, any datatypes). Runs on the same schedules
+ *  as TG_Allgather, every block at its own size and place; the algorithm is
+ *  chosen as for TG_Allgather with the largest block, and may be the MPI
+ *  library's own allgatherv. Errors are raised through comm's handler. */
+TG_API int TG_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
+
+/** TG_Allgatherv with the algorithm named by the caller, as
+ *  TG_Allgather_algorithm ("vendor": PMPI_Allgatherv). */
+TG_API int TG_Allgatherv_algorithm(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                            MPI_Comm comm);
+
 /** Writes into name (at most len bytes, NUL-terminated) the algorithm that
  *  TG_Allgather_algorithm(algorithm, ...) would run on comm for blocks of
  *  count elements of datatype: "auto" resolved by TORUSGATHER_TUNE or the

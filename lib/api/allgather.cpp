@@ -936,6 +936,149 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
 }
 
+/// Runs an Allgatherv's schedule: every block at its owner's displacement
+/// (torus rank t's block is the user's rank user_rank[t]'s, so a reordered
+/// torus needs no scratch buffer), moved as bytes where the type is
+/// contiguous. The calls are kept for the last kPreparedV (counts,
+/// displacements) seen, as a program's repeated calls with the same layout
+/// repeat them; comparing the tables costs O(P), as the caller's do.
+int run_schedule_v(const Plan& plan, const Schedule& schedule, const int* recvcounts, const int* displs,
+                   MPI_Datatype recvtype, const Layout& recv, void* recvbuf) {
+#ifdef TORUSGATHER_SMPI
+  constexpr bool keep = false;
+#else
+  constexpr bool keep = true;
+#endif
+  const auto p = static_cast<std::size_t>(plan.size);
+  bool as_bytes = is_contiguous(recvtype);
+  for (std::size_t u = 0; u < p && as_bytes; ++u)
+    as_bytes = static_cast<long long>(recvcounts[u]) * recv.extent <= INT_MAX;
+  VarBlocks blocks;
+  blocks.counts.resize(p);
+  blocks.displs.resize(p);
+  for (std::size_t t = 0; t < p; ++t) {
+    const std::size_t u = plan.user_rank.empty() ? t : static_cast<std::size_t>(plan.user_rank[t]);
+    blocks.counts[t] = as_bytes ? static_cast<int>(recvcounts[u] * recv.extent) : recvcounts[u];
+    blocks.displs[t] = static_cast<MPI_Aint>(displs[u]) * recv.extent;
+  }
+  const MPI_Datatype type = as_bytes ? MPI_BYTE : recvtype;
+  auto& list = plan.prepared_v;
+  if (keep && is_named(type))
+    for (auto it = list.begin(); it != list.end(); ++it)
+      if (it->schedule == &schedule && it->type == type && it->blocks.counts == blocks.counts &&
+          it->blocks.displs == blocks.displs) {
+        if (it != list.begin()) list.splice(list.begin(), list, it);
+        return list.front().calls->run(plan.comm, recvbuf);
+      }
+  std::unique_ptr<Prepared> calls;
+  if (const int err = prepare_v(schedule, plan.comm, blocks, type, &calls); err != MPI_SUCCESS) return err;
+  const int err = calls->run(plan.comm, recvbuf);
+  if (keep && is_named(type)) {
+    list.push_front({&schedule, type, std::move(blocks), std::move(calls)});
+    if (list.size() > Plan::kPreparedV) list.pop_back();
+  }
+  return err;
+}
+
+/// MPI_Allgatherv on the plan's schedules, every block of its own size and
+/// place. The algorithm is chosen (auto, TORUSGATHER_TUNE, a forced one) as
+/// for an allgather of the largest block: every schedule moves each block
+/// along the same paths whatever its size, so the largest bounds the time,
+/// and the vendor's allgatherv is priced alike. Errors as allgather().
+int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+               void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto raise = [handle](MPI_Comm c, int err) { return handle ? torusgather::raise(c, err) : err; };
+  if (comm == MPI_COMM_NULL) return raise(MPI_COMM_WORLD, MPI_ERR_COMM);
+  auto vendor = [&] { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); };
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return vendor();
+  const std::string requested = algorithm ? algorithm : environment().algorithm;
+  if (!known_name(requested) || (requested == "auto" && !environment().tune_error.empty())) {
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+      std::fprintf(stderr, "torusgather: %s\n",
+                   known_name(requested) ? ("TORUSGATHER_TUNE: " + environment().tune_error).c_str()
+                                         : ("unknown algorithm '" + requested + "'").c_str());
+    return raise(comm, MPI_ERR_ARG);
+  }
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!recvcounts || !displs) return raise(comm, MPI_ERR_ARG);
+  int size = 0, rank = 0;
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  if (!in_place && sendcount < 0) return raise(comm, MPI_ERR_COUNT);
+  long long total = 0;
+  int largest = 0;
+  for (int u = 0; u < size; ++u) {
+    if (recvcounts[u] < 0) return raise(comm, MPI_ERR_COUNT);
+    total += recvcounts[u];
+    largest = std::max(largest, recvcounts[u]);
+  }
+  if (recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL)) return raise(comm, MPI_ERR_TYPE);
+  if (requested == "vendor") return vendor();
+  if (total == 0) return MPI_SUCCESS;  // nothing to gather (every send signature is empty too)
+
+  Plan* plan = nullptr;
+  int err = get_plan(comm, &plan);
+  if (err != MPI_SUCCESS) return raise(comm, err);
+  Layout send, recv;
+  if ((err = check_committed(recvtype, plan->comm)) == MPI_SUCCESS && !in_place)
+    err = check_committed(sendtype, plan->comm);
+  if (err != MPI_SUCCESS) return raise(comm, err);
+  recv = layout_of(recvtype);
+  if (!in_place) send = layout_of(sendtype);
+  if (null_buffer(recvbuf, total, recv) || (!in_place && null_buffer(sendbuf, sendcount, send)))
+    return raise(comm, MPI_ERR_BUFFER);
+  int ssize = 0, rsize = 0;
+  PMPI_Type_size(recvtype, &rsize);
+  if (!in_place) {
+    PMPI_Type_size(sendtype, &ssize);
+    const long long sbytes = static_cast<long long>(sendcount) * ssize,
+                    rbytes = static_cast<long long>(recvcounts[rank]) * rsize;
+    if (sbytes > rbytes) return raise(comm, MPI_ERR_TRUNCATE);
+    if (sbytes < rbytes) return raise(comm, MPI_ERR_ARG);
+    // The receive span: from the lowest displacement of a non-empty block
+    // to the end of the highest.
+    long long lo = LLONG_MAX, hi = LLONG_MIN;
+    for (int u = 0; u < size; ++u)
+      if (recvcounts[u] > 0) {
+        lo = std::min(lo, static_cast<long long>(displs[u]));
+        hi = std::max(hi, static_cast<long long>(displs[u]) + recvcounts[u]);
+      }
+    if (recv.extent > 0 && overlap(sendbuf, sendcount, send, static_cast<char*>(recvbuf) + lo * recv.extent, hi - lo, recv))
+      return raise(comm, MPI_ERR_BUFFER);
+  }
+  if (recv.extent <= 0) return vendor();  // blocks that run backwards: rare enough for the vendor
+
+  std::string note, chosen = "self";
+  const Schedule* schedule = nullptr;
+  if (size > 1) {
+    const long long block_bytes = static_cast<long long>(largest) * rsize;
+    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
+      return raise(comm, err);
+    if (environment().verbose && rank == 0 && plan->announced.insert("v/" + requested + "/" + chosen).second)
+      std::fprintf(stderr, "torusgather: allgatherv on %s%d ranks%s, largest block %lld B: %s%s%s\n",
+                   plan->source == TorusSource::none && chosen == "vendor"
+                       ? ""
+                       : ("a " + plan->torus.to_string() + " torus (").c_str(),
+                   size, plan->source == TorusSource::none && chosen == "vendor" ? "" : ")", block_bytes,
+                   chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
+    if (!schedule) return vendor();
+  }
+  char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[rank]) * recv.extent;
+  if (!in_place) {
+    if (sendtype == recvtype && sendcount == recvcounts[rank] && is_contiguous(recvtype))
+      std::memcpy(own, sendbuf, static_cast<std::size_t>(sendcount) * static_cast<std::size_t>(recv.extent));
+    else if ((err = PMPI_Sendrecv(sendbuf, sendcount, sendtype, plan->rank, kSelfCopyTag, own, recvcounts[rank],
+                                  recvtype, plan->rank, kSelfCopyTag, plan->comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+      return raise(comm, err);
+  }
+  if (!schedule) return MPI_SUCCESS;  // one rank
+  return raise(comm, run_schedule_v(*plan, *schedule, recvcounts, displs, recvtype, recv, recvbuf));
+}
+
 /// The edge of the C ABI: runs `body`, and turns an exception that escaped
 /// it into an MPI error class, raised through comm's handler if `handle`.
 template <class Body>
@@ -975,6 +1118,23 @@ extern "C" int TG_Allgather_noraise(const char* algorithm, const void* sendbuf, 
                                     void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return torusgather::guarded(false, comm, "TG_Allgather_noraise", [&] {
     return torusgather::allgather(false, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+extern "C" int TG_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  return torusgather::guarded(true, comm, "TG_Allgatherv", [&] {
+    return torusgather::allgatherv(true, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                   comm);
+  });
+}
+
+extern "C" int TG_Allgatherv_algorithm(const char* algorithm, const void* sendbuf, int sendcount,
+                                       MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs,
+                                       MPI_Datatype recvtype, MPI_Comm comm) {
+  return torusgather::guarded(true, comm, "TG_Allgatherv_algorithm", [&] {
+    return torusgather::allgatherv(true, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm);
   });
 }
 

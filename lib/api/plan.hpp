@@ -120,6 +120,17 @@ struct Plan {
   static constexpr std::size_t kPreparedMessages = 16384;
   static constexpr std::size_t kPreparedEntries = 16384;
   mutable std::list<PreparedCalls> prepared;
+  /// The same for MPI_Allgatherv: the calls of the last kPreparedV
+  /// (schedule, counts, displacements, type)s, newest first. Their tables
+  /// hold O(P) entries, as the caller's counts and displacements do.
+  struct PreparedV {
+    const Schedule* schedule = nullptr;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    VarBlocks blocks;
+    std::unique_ptr<Prepared> calls;
+  };
+  static constexpr std::size_t kPreparedV = 2;
+  mutable std::list<PreparedV> prepared_v;
   /// The node of each rank (its node's lowest rank), for `three-phase`:
   /// empty until ensure_node_map() (P ints: not kept where it never runs).
   std::vector<int> node_of;

@@ -121,6 +121,16 @@ int Prepared::run(MPI_Comm comm, void* recvbuf) const {
 
 int prepare(const Schedule& schedule, MPI_Comm comm, int recvcount, MPI_Datatype recvtype,
             std::unique_ptr<Prepared>* out) {
+  return prepare_blocks(schedule, comm, recvcount, nullptr, recvtype, out);
+}
+
+int prepare_v(const Schedule& schedule, MPI_Comm comm, const VarBlocks& blocks, MPI_Datatype type,
+              std::unique_ptr<Prepared>* out) {
+  return prepare_blocks(schedule, comm, 0, &blocks, type, out);
+}
+
+int prepare_blocks(const Schedule& schedule, MPI_Comm comm, int recvcount, const VarBlocks* v, MPI_Datatype recvtype,
+                   std::unique_ptr<Prepared>* out) {
   out->reset();
   auto made = std::make_unique<Prepared>();
   int self = 0;
@@ -173,8 +183,50 @@ int prepare(const Schedule& schedule, MPI_Comm comm, int recvcount, MPI_Datatype
     return e;
   };
 
+  // Blocks of their own sizes (v): the transfer's piece of each of its
+  // blocks, cut from the block's own count, as one message.
+  auto post_var = [&](const Transfer& x, auto&& post) -> int {
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> displacements;
+    auto add = [&](Rank b) {
+      const auto range = x.piece.elements(v->counts[static_cast<std::size_t>(b)]);
+      if (range.second <= range.first) return;
+      lengths.push_back(static_cast<int>(range.second - range.first));
+      displacements.push_back(v->displs[static_cast<std::size_t>(b)] + static_cast<MPI_Aint>(range.first) * extent);
+    };
+    if (x.ranges) {
+      for (const auto& range : *x.ranges)
+        for (Rank b = range.first; b < range.second; ++b) add(b);
+    } else {
+      // The set's blocks: origin plus every multiple of each free axis' stride.
+      std::vector<int> axes;
+      for (int a = 0; a < t.ndims(); ++a)
+        if (x.blocks.free_axes & (1u << a)) axes.push_back(a);
+      std::vector<int> k(axes.size(), 0);
+      for (;;) {
+        Rank b = x.blocks.origin;
+        for (std::size_t i = 0; i < axes.size(); ++i) b += k[i] * t.stride(axes[i]);
+        add(b);
+        std::size_t i = 0;
+        while (i < axes.size() && ++k[i] == t.dim(axes[i])) k[i++] = 0;
+        if (i == axes.size()) break;
+      }
+    }
+    if (lengths.empty()) return MPI_SUCCESS;  // the receiver sees the same counts: no message
+    if (lengths.size() == 1) return post(base + displacements[0], lengths[0], recvtype);
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int e = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), recvtype,
+                                     &type);
+    if (e == MPI_SUCCESS) made->owned_.push_back(type);
+    made->type_entries_ += lengths.size();
+    if (e == MPI_SUCCESS) e = PMPI_Type_commit(&made->owned_.back());
+    if (e == MPI_SUCCESS) e = post(base, 1, type);
+    return e;
+  };
+
   // One transfer as one message: `post(ptr, count, type)`.
   auto post_transfer = [&](const Transfer& x, auto&& post) -> int {
+    if (v) return post_var(x, post);
     const auto range = x.piece.elements(recvcount);
     const long long lo = range.first, hi = range.second;
     if (hi <= lo) return MPI_SUCCESS;
@@ -216,7 +268,8 @@ int prepare(const Schedule& schedule, MPI_Comm comm, int recvcount, MPI_Datatype
       const int tag = tag_of(x, x.routed() ? x.port : opposite(x.port));
       if (x.relay) {
         // The schedule layer guarantees one block (the simulator checks it).
-        const auto range = x.piece.elements(recvcount);
+        const Rank block = x.ranges && !x.ranges->empty() ? x.ranges->front().first : x.blocks.origin;
+        const auto range = x.piece.elements(v ? v->counts[static_cast<std::size_t>(block)] : recvcount);
         if (range.second <= range.first) continue;
         const int count = static_cast<int>(range.second - range.first);
         const MPI_Aint stride = static_cast<MPI_Aint>(count - 1) * extent;  // negative for a negative extent

@@ -50,7 +50,8 @@ class Prepared {
   };
 
  private:
-  friend int prepare(const Schedule&, MPI_Comm, int, MPI_Datatype, std::unique_ptr<Prepared>*);
+  friend int prepare_blocks(const Schedule&, MPI_Comm, int, const struct VarBlocks*, MPI_Datatype,
+                            std::unique_ptr<Prepared>*);
   std::vector<std::vector<Op>> recvs_, sends_;  ///< per round
   std::vector<MPI_Datatype> owned_;             ///< freed with it
   std::size_t type_entries_ = 0;
@@ -65,5 +66,23 @@ bool traffic_only_mode();
 /// Makes schedule's calls for this rank of comm (rank r is torus rank r).
 int prepare(const Schedule& schedule, MPI_Comm comm, int recvcount, MPI_Datatype recvtype,
             std::unique_ptr<Prepared>* out);
+
+/// Blocks of their own sizes (MPI_Allgatherv): torus rank t's block is
+/// counts[t] elements at byte displacement displs[t] from the buffer.
+struct VarBlocks {
+  std::vector<int> counts;
+  std::vector<MPI_Aint> displs;
+};
+
+/// prepare() for blocks of their own sizes: every piece of a block is cut
+/// from that block's own count, and a message of several blocks is one
+/// hindexed type of their pieces (empty pieces left out, an empty message
+/// not sent: sender and receiver see the same counts).
+int prepare_v(const Schedule& schedule, MPI_Comm comm, const VarBlocks& blocks, MPI_Datatype type,
+              std::unique_ptr<Prepared>* out);
+
+/// The common body of prepare() and prepare_v() (v null: blocks of recvcount).
+int prepare_blocks(const Schedule& schedule, MPI_Comm comm, int recvcount, const VarBlocks* v, MPI_Datatype recvtype,
+                   std::unique_ptr<Prepared>* out);
 
 }  // namespace torusgather
