@@ -32,6 +32,7 @@ namespace torusgather {
 namespace {
 
 constexpr int kSelfCopyTag = 32000;  // below the MPI minimum of MPI_TAG_UB (32767)
+constexpr long kNoTrial = -1;          // choose(): the call is not one of auto's timed trials
 
 /// Environment parameters, read once (as NCCL's param.h does). The cost
 /// model's α, β, δ and overhead are read by calibrate().
@@ -46,7 +47,22 @@ struct Environment {
   std::string vendor_model;  ///< TORUSGATHER_VENDOR_MODEL: ompi, mpich, ring, rdb, bruck, neighbor, linear
   std::vector<TuneRule> tune;  ///< TORUSGATHER_TUNE
   std::string tune_error;      ///< why TORUSGATHER_TUNE is malformed
+  /// TORUSGATHER_TRIALS: timed calls per candidate when auto measures (0:
+  /// the model alone). Off under SimGrid, whose simulated platform is the
+  /// model's own machine.
+#ifdef TORUSGATHER_SMPI
+  int trials = 0;
+#else
+  int trials = 3;
+#endif
+  std::string tuning_file;  ///< TORUSGATHER_TUNING_FILE
   Environment() {
+    if (const char* n = std::getenv("TORUSGATHER_TRIALS"); n && *n) {
+      char* end = nullptr;
+      const long v = std::strtol(n, &end, 10);
+      if (*end == '\0' && v >= 0 && v <= 100) trials = static_cast<int>(v);  // else the default
+    }
+    if (const char* f = std::getenv("TORUSGATHER_TUNING_FILE"); f && *f) tuning_file = f;
     if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
     if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
     for (const auto& info : algorithms())
@@ -643,6 +659,160 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
   return MPI_SUCCESS;
 }
 
+/// auto's size classes: floor(log2 bytes).
+long size_class(long long block_bytes) {
+  long c = 0;
+  for (long long b = std::max(1LL, block_bytes); b > 1; b >>= 1) ++c;
+  return c;
+}
+
+/// Timed calls per candidate, besides a first untimed one (its schedule
+/// and calls are made then). A calibration rejected as implausible leaves
+/// the model's ranking in doubt: it measures even where it is off.
+int trials_per_candidate(const Plan& plan) {
+  const int n = environment().trials;
+  if (n == 0 && plan.calibration && plan.calibration->rejected) return 3;
+  return n;
+}
+
+/// TORUSGATHER_TUNING_FILE's lines for this communicator, read by rank 0
+/// once per plan and broadcast (collective the first time). Lines for other
+/// rank counts or tori are ignored, and rank 0 says so.
+int read_tuning(Plan& plan) {
+  if (plan.tuning_read) return MPI_SUCCESS;
+  const std::string& path = environment().tuning_file;
+  std::string mine;  // "lo hi name\n" per matching line
+  if (plan.rank == 0 && !path.empty()) {
+    if (FILE* f = std::fopen(path.c_str(), "r")) {
+      char line[1024];
+      long others = 0, bad = 0;
+      const std::string torus = plan.torus.to_string();
+      while (std::fgets(line, sizeof line, f)) {
+        long long ranks = 0, lo = 0, hi = 0;
+        char dims[256] = "", name[128] = "";
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (std::sscanf(line, "%lld %255s %lld %lld %127s", &ranks, dims, &lo, &hi, name) != 5 || lo > hi ||
+            !known_name(name) || std::string(name) == "auto") {
+          ++bad;
+          continue;
+        }
+        if (ranks != plan.size || torus != dims) {
+          ++others;
+          continue;
+        }
+        mine += std::to_string(lo) + " " + std::to_string(hi) + " " + name + "\n";
+      }
+      std::fclose(f);
+      if (mine.empty() && (others > 0 || bad > 0))
+        std::fprintf(stderr,
+                     "torusgather: TORUSGATHER_TUNING_FILE %s: no line for %d ranks on a %s torus (%ld for other "
+                     "shapes, %ld malformed): ignored for this communicator\n",
+                     path.c_str(), plan.size, torus.c_str(), others, bad);
+    }
+  }
+  long long n = static_cast<long long>(mine.size());
+  int err = PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, plan.comm);
+  if (err != MPI_SUCCESS) return err;
+  mine.resize(static_cast<std::size_t>(n));
+  if (n > 0 && (err = PMPI_Bcast(&mine[0], static_cast<int>(n), MPI_CHAR, 0, plan.comm)) != MPI_SUCCESS) return err;
+  for (std::size_t at = 0; at < mine.size();) {
+    const std::size_t end = mine.find('\n', at);
+    Plan::TuningLine l;
+    char name[128] = "";
+    if (std::sscanf(mine.substr(at, end - at).c_str(), "%lld %lld %127s", &l.lo, &l.hi, name) == 3) {
+      l.algorithm = name;
+      plan.tuning.push_back(l);
+    }
+    at = end + 1;
+  }
+  plan.tuning_read = true;
+  return MPI_SUCCESS;
+}
+
+/// The tuning file's algorithm for blocks of `block_bytes` (the last line
+/// that covers it wins), or nullptr.
+const std::string* tuning_lookup(const Plan& plan, long long block_bytes) {
+  const std::string* found = nullptr;
+  for (const auto& l : plan.tuning)
+    if (l.lo <= block_bytes && block_bytes <= l.hi) found = &l.algorithm;
+  return found;
+}
+
+/// The candidates auto times for a size class: the model's fastest two
+/// algorithms (three if the calibration was rejected) and the vendor's
+/// allgather, modelled or not. Collective (the predictions).
+int start_trial(Plan& plan, long long block_bytes, long cls) {
+  if (plan.trials.count(cls)) return MPI_SUCCESS;
+  std::string model;  // the model's choice, and its table under TORUSGATHER_VERBOSE
+  if (const int err = auto_choice(plan, block_bytes, &model); err != MPI_SUCCESS) return err;
+  std::vector<Candidate> candidates;
+  int best = -1;
+  if (const int err = predictions(plan, block_bytes, &candidates, &best); err != MPI_SUCCESS) return err;
+  std::vector<const Candidate*> ranked;
+  for (const Candidate& c : candidates)
+    if (c.why_not.empty() && !c.named_only && c.name != "vendor") ranked.push_back(&c);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Candidate* a, const Candidate* b) { return a->predicted < b->predicted; });
+  Plan::Trial t;
+  const std::size_t keep = plan.calibration && plan.calibration->rejected ? 3 : 2;
+  for (std::size_t i = 0; i < ranked.size() && i < keep; ++i) t.names.push_back(ranked[i]->name);
+  t.names.push_back("vendor");
+  plan.trials[cls] = t;
+  return MPI_SUCCESS;
+}
+
+/// Records a trial call's time on this rank. After the last one, the ranks
+/// agree on every call's slowest rank (one allreduce); each candidate's
+/// median over its timed calls decides, rank 0 appends the decision to the
+/// tuning file, and the class is measured. Collective on that last call.
+int record_trial(Plan& plan, long cls, double seconds) {
+  auto it = plan.trials.find(cls);
+  if (it == plan.trials.end()) return MPI_SUCCESS;
+  Plan::Trial& t = it->second;
+  t.seconds.push_back(seconds);
+  const std::size_t n = t.names.size(), calls = static_cast<std::size_t>(trials_per_candidate(plan) + 1);
+  if (t.seconds.size() < n * calls) return MPI_SUCCESS;
+  if (const int err = PMPI_Allreduce(MPI_IN_PLACE, t.seconds.data(), static_cast<int>(t.seconds.size()), MPI_DOUBLE,
+                                     MPI_MAX, plan.comm);
+      err != MPI_SUCCESS) {
+    plan.trials.erase(it);
+    return err;
+  }
+  std::vector<double> median(n);
+  std::size_t winner = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> mine;
+    for (std::size_t k = n + i; k < t.seconds.size(); k += n) mine.push_back(t.seconds[k]);  // the first call untimed
+    std::sort(mine.begin(), mine.end());
+    median[i] = mine.size() % 2 ? mine[mine.size() / 2] : (mine[mine.size() / 2 - 1] + mine[mine.size() / 2]) / 2;
+    if (median[i] < median[winner]) winner = i;
+  }
+  plan.measured[cls] = t.names[winner];
+  std::string times;
+  for (std::size_t i = 0; i < n; ++i) {
+    char us[32];
+    std::snprintf(us, sizeof us, " %.2f us", median[i] * 1e6);
+    times += (i ? ", " : "") + t.names[i] + us;
+  }
+  const long long lo = 1LL << cls, hi = (1LL << (cls + 1)) - 1;
+  if (plan.rank == 0 && environment().verbose)
+    std::fprintf(stderr, "torusgather: auto measured %lld..%lld B on a %s torus (%d ranks): %s; runs %s\n", lo, hi,
+                 plan.torus.to_string().c_str(), plan.size, times.c_str(), t.names[winner].c_str());
+  if (plan.rank == 0 && !environment().tuning_file.empty()) {
+    if (FILE* f = std::fopen(environment().tuning_file.c_str(), "a")) {
+      std::fprintf(f, "%d %s %lld %lld %s # median of %d calls, slowest rank: %s\n", plan.size,
+                   plan.torus.to_string().c_str(), lo, hi, t.names[winner].c_str(), trials_per_candidate(plan),
+                   times.c_str());
+      std::fclose(f);
+    } else {
+      std::fprintf(stderr, "torusgather: cannot append to TORUSGATHER_TUNING_FILE %s\n",
+                   environment().tuning_file.c_str());
+    }
+  }
+  plan.trials.erase(it);
+  return MPI_SUCCESS;
+}
+
 /// What runs for `requested` with blocks of `block_bytes`: its schedule, or
 /// nullptr for the vendor's allgather; *chosen names it, *note says why it
 /// differs from the request. auto: a TORUSGATHER_TUNE range's algorithm,
@@ -650,11 +820,13 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
 /// falls back to dim-rings, which applies to every shape. Collective (the
 /// calibration and cost profiles are built on first need).
 int choose(Plan& plan, const std::string& requested, long long block_bytes, const Schedule** schedule,
-           std::string* chosen, std::string* note) {
+           std::string* chosen, std::string* note, long* trial_class) {
   *schedule = nullptr;
   *chosen = requested;
+  if (trial_class) *trial_class = kNoTrial;
   std::string first = requested;
   if (requested == "auto") {
+    const long cls = size_class(block_bytes);
     if (const TuneRule* rule = tune_lookup(environment().tune, block_bytes)) {
       first = rule->algorithm;
       *note = "TORUSGATHER_TUNE";
@@ -664,6 +836,21 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
       *chosen = "vendor";
       *note = "no torus known: " + plan.torus_note;
       return MPI_SUCCESS;
+    } else if (const int err = read_tuning(plan); err != MPI_SUCCESS) {
+      return err;
+    } else if (const std::string* line = tuning_lookup(plan, block_bytes)) {
+      first = *line;
+      *note = "TORUSGATHER_TUNING_FILE";
+    } else if (auto it = plan.measured.find(cls); it != plan.measured.end()) {
+      first = it->second;
+      *note = "measured";
+    } else if (trial_class && trials_per_candidate(plan) > 0) {
+      if (const int e = start_trial(plan, block_bytes, cls); e != MPI_SUCCESS) return e;
+      const Plan::Trial& t = plan.trials[cls];
+      first = t.names[t.seconds.size() % t.names.size()];
+      *trial_class = cls;
+      *note = "measuring " + std::to_string(t.seconds.size() + 1) + " of " +
+              std::to_string(t.names.size() * static_cast<std::size_t>(trials_per_candidate(plan) + 1));
     } else if (const int err = auto_choice(plan, block_bytes, &first); err != MPI_SUCCESS) {
       return err;
     }
@@ -887,11 +1074,12 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
 
   std::string note, chosen = "self";
   const Schedule* schedule = nullptr;
+  long trial = kNoTrial;
   if (size > 1) {
     int type_size = 0;
     PMPI_Type_size(recvtype, &type_size);
     const long long block_bytes = static_cast<long long>(recvcount) * type_size;
-    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
+    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
       return raise(comm, err);
     // bridgehead's and cubgos' a, b, k depend on the block size: name them.
     if (const AlgorithmInfo* info = find_algorithm(chosen); environment().verbose && info && info->tuned)
@@ -929,6 +1117,13 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     call.bytes = static_cast<int>(static_cast<long long>(recvcount) * call.recv.extent);
   call.schedule = schedule;
   call.valid = true;
+  if (trial != kNoTrial) {
+    // One of auto's timed trials: no memo, so the next call takes the next candidate.
+    const double t0 = PMPI_Wtime();
+    err = run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
+    const int e = record_trial(*plan, trial, PMPI_Wtime() - t0);
+    return err != MPI_SUCCESS ? err : raise(comm, e);
+  }
   if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) {
     plan->memos[plan->next_memo] = call;
     plan->next_memo = (plan->next_memo + 1) % Plan::kMemos;
@@ -1056,7 +1251,7 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
   const Schedule* schedule = nullptr;
   if (size > 1) {
     const long long block_bytes = static_cast<long long>(largest) * rsize;
-    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note)) != MPI_SUCCESS)
+    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note, nullptr)) != MPI_SUCCESS)
       return raise(comm, err);
     if (environment().verbose && rank == 0 && plan->announced.insert("v/" + requested + "/" + chosen).second)
       std::fprintf(stderr, "torusgather: allgatherv on %s%d ranks%s, largest block %lld B: %s%s%s\n",
@@ -1153,7 +1348,8 @@ int algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype 
     PMPI_Type_size(datatype, &type_size);
     std::string note;
     const Schedule* schedule = nullptr;
-    if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, &schedule, &chosen, &note);
+    if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, &schedule, &chosen, &note,
+                               nullptr);
         err != MPI_SUCCESS)
       return err;
   }
@@ -1180,7 +1376,7 @@ int predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype
   std::string chosen = requested, note;
   const Schedule* schedule = nullptr;
   if (requested != "vendor") {
-    if (const int err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note); err != MPI_SUCCESS)
+    if (const int err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note, nullptr); err != MPI_SUCCESS)
       return err;
   }
   std::vector<Candidate> candidates;

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace torusgather {
@@ -70,7 +72,39 @@ double bounce(MPI_Comm comm, int rank, const std::vector<Rank>& peers, int bytes
   return best;
 }
 
-Machine measure(MPI_Comm comm, const Torus& t) {
+/// Rank 0's memory-copy rate (bytes per second): the fastest of a few
+/// copies of 8 MiB. No network moves data faster than twice that.
+double copy_rate() {
+  constexpr std::size_t kBytes = 8u << 20;
+  std::vector<char> from(kBytes, 1), to(kBytes, 0);
+  double best = 1e30;
+  for (int k = 0; k < 4; ++k) {
+    const double t0 = PMPI_Wtime();
+    std::memcpy(to.data(), from.data(), kBytes);
+    best = std::min(best, PMPI_Wtime() - t0);
+    from[static_cast<std::size_t>(k)] = to[kBytes - 1 - static_cast<std::size_t>(k)];  // keeps the copies
+  }
+  return best > 0 ? static_cast<double>(kBytes) / best : 0;
+}
+
+/// Why values measured on rank 0 cannot be the machine's, or "".
+/// raw_beta: the slope before its floor; rate: copy_rate() (0: unknown).
+std::string implausible(const Machine& m, double raw_beta, double rate) {
+  char text[160] = "";
+  // A test hook: TORUSGATHER_TEST_FAULT=calibration plays a loaded machine.
+  if (const char* f = std::getenv("TORUSGATHER_TEST_FAULT"); f && std::strcmp(f, "calibration") == 0)
+    std::snprintf(text, sizeof text, "TORUSGATHER_TEST_FAULT=calibration");
+  else if (m.alpha > 1e-3)
+    std::snprintf(text, sizeof text, "alpha %.3g us is above 1 ms", m.alpha * 1e6);
+  else if (raw_beta <= 0)
+    std::snprintf(text, sizeof text, "512 KiB messages were no slower than 128 KiB ones");
+  else if (rate > 0 && 1 / raw_beta > 2 * rate)
+    std::snprintf(text, sizeof text, "bandwidth %.3g GB/s is above twice the memory-copy rate (%.3g GB/s)",
+                  1e-9 / raw_beta, rate * 1e-9);
+  return text;
+}
+
+Machine measure(MPI_Comm comm, const Torus& t, double* raw_beta) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   const Roles roles(t);
@@ -84,7 +118,8 @@ Machine measure(MPI_Comm comm, const Torus& t) {
   // All neighbours at once against one: the extra messages' cost each.
   const double one = bounce(comm, rank, {roles.near}, kSmallBytes, kRepetitions);
   const double all = bounce(comm, rank, roles.neighbours, kSmallBytes, kRepetitions);
-  m.beta = std::max(1e-13, (larger - large) / (kLargerBytes - kLargeBytes));
+  *raw_beta = (larger - large) / (kLargerBytes - kLargeBytes);
+  m.beta = std::max(1e-13, *raw_beta);
   m.alpha = std::max(1e-9, small - kSmallBytes * m.beta);
   m.delta = std::max(0.0, far - small);
   const std::size_t extra = 2 * (roles.neighbours.size() - 1);
@@ -105,7 +140,7 @@ bool read_cache(const char* path, const std::string& key, Machine* m) {
     char p[32], dims[128], kind[32];
     double a, b, d, o;
     if (std::sscanf(line, "%31s %127s %31s %lg %lg %lg %lg", p, dims, kind, &a, &b, &d, &o) == 7 &&
-        key == std::string(p) + " " + dims + " " + kind && a > 0 && b > 0 && d >= 0 && o >= 0) {
+        key == std::string(p) + " " + dims + " " + kind && a > 0 && a <= 1e-3 && b > 0 && d >= 0 && o >= 0) {
       m->alpha = a;
       m->beta = b;
       m->delta = d;
@@ -166,9 +201,35 @@ int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
   if (err != MPI_SUCCESS) return err;
   out->source = "defaults";
   if (cached == 0) {
-    m = measure(comm, torus);
-    out->source = "measured";
-    if (rank == 0 && cache) write_cache(cache, key, m);
+#ifdef TORUSGATHER_SMPI
+    const double rate = 0;  // the simulated network is not bound by this host's memory
+#else
+    const double rate = rank == 0 ? copy_rate() : 0;
+#endif
+    std::string why;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      double raw_beta = 0;
+      m = measure(comm, torus, &raw_beta);
+      int bad = 0;
+      if (rank == 0) {
+        why = implausible(m, raw_beta, rate);
+        bad = !why.empty();
+      }
+      if ((err = PMPI_Bcast(&bad, 1, MPI_INT, 0, comm)) != MPI_SUCCESS) return err;
+      if (!bad) break;
+      if (attempt == 2) out->rejected = true;
+    }
+    out->source = out->rejected ? "rejected: " + why + "; the defaults" : "measured";
+    if (out->rejected) {
+      if (rank == 0)
+        std::fprintf(stderr,
+                     "torusgather: calibration on %d ranks rejected three times (%s): a loaded machine? Not "
+                     "cached; the cost model takes its defaults and auto times its candidates' calls\n",
+                     size, why.c_str());
+      m = Machine{};
+    } else if (rank == 0 && cache) {
+      write_cache(cache, key, m);
+    }
   } else if (cached == 1) {
     out->source = std::string("cache file ") + cache;
   }
@@ -189,6 +250,7 @@ int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
   m.overhead = values[3];
   m.shared_memory = shared;
   out->machine = m;
+
   return MPI_SUCCESS;
 }
 

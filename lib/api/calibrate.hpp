@@ -20,12 +20,18 @@ struct Calibration {
   /// cost beyond the machine model, measured with small blocks (seconds).
   double tg_per_round = 0;
   double vendor_per_round = 0;
+  /// The measurement was implausible three times (a loaded machine): the
+  /// machine is the defaults, nothing was cached, and auto measures calls.
+  bool rejected = false;
 };
 
 /// Collective on comm (the plan's private communicator, rank r = torus rank
 /// r). Rank 0 measures, or reads TORUSGATHER_CALIBRATION_FILE, and
 /// broadcasts; TORUSGATHER_ALPHA, TORUSGATHER_BANDWIDTH, TORUSGATHER_DELTA
-/// and TORUSGATHER_OVERHEAD replace what they name.
+/// and TORUSGATHER_OVERHEAD replace what they name. Measured values that
+/// cannot be a machine's (α above 1 ms, a bandwidth above twice rank 0's
+/// memory-copy rate, larger messages no slower) are measured again, up to
+/// three times, then rejected: never cached, said on stderr.
 int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out);
 
 }  // namespace torusgather

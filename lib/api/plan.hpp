@@ -96,6 +96,24 @@ struct Plan {
   std::map<std::string, CostProfile> profiles;                  ///< cost profiles by schedule key or "vendor ALG"
   std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile
   std::map<long long, std::string> auto_choice;                 ///< block bytes -> what auto runs
+  /// auto that measures (docs/usage.md): per size class floor(log2 bytes),
+  /// the candidates on trial and this rank's time of each trial call so far
+  /// (they run in turn: A B C A B C ...).
+  struct Trial {
+    std::vector<std::string> names;
+    std::vector<double> seconds;
+  };
+  std::map<long, Trial> trials;
+  /// Size class -> what auto runs there, measured or from the tuning file.
+  std::map<long, std::string> measured;
+  /// TORUSGATHER_TUNING_FILE's lines for this communicator's ranks and
+  /// torus (read once, by rank 0, and broadcast): [lo, hi] bytes -> name.
+  struct TuningLine {
+    long long lo = 0, hi = 0;
+    std::string algorithm;
+  };
+  bool tuning_read = false;
+  std::vector<TuningLine> tuning;
   std::set<std::string> agreed;  ///< schedules whose build every rank has confirmed (collectively, once)
   /// The decisions of the last few distinct calls (a program that
   /// alternates sizes repeats each), replaced oldest first.

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# auto that measures, and TORUSGATHER_TUNING_FILE, the way a user relies on
+# them: the first run times auto's candidates and appends its decision; the
+# next run reads it and times nothing; a line edited in is what runs;
+# another torus ignores the file, with a message, and measures; a rejected
+# calibration is not cached, and auto then measures even with
+# TORUSGATHER_TRIALS=0.
+#
+#   tuning_file.sh FILE MPIEXEC ... tg-bench   (4 ranks; 1-byte blocks)
+set -u
+file=$1
+shift
+rm -f "$file" "$file.calibration"
+export TORUSGATHER_TUNING_FILE=$file TORUSGATHER_VERBOSE=1 TORUSGATHER_DIMS=2x2
+args=(--sizes 1 --iters 20 --warmup 0 --reps 1 --no-vendor --algorithms auto)
+fail() {
+  echo "tuning_file: FAILED: $1"
+  echo "--- output:"
+  echo "$out"
+  echo "--- $file:"
+  cat "$file" 2>/dev/null
+  exit 1
+}
+lines() { grep -vc '^#' "$file" 2>/dev/null || echo 0; }
+
+out=$("$@" "${args[@]}" 2>&1) || fail "the first run failed"
+grep -Eq "allgather on a 2x2 torus \(4 ranks\): [a-z-]+.* -- measuring 1 of 12" <<<"$out" || fail "no trial"
+grep -Eq "auto measured 1\.\.1 B on a 2x2 torus \(4 ranks\): .*vendor [0-9.]+ us; runs [a-z-]+" <<<"$out" ||
+  fail "no decision"
+[ "$(lines)" -eq 1 ] || fail "the first run should append one line"
+grep -Eq "^4 2x2 1 1 [a-z-]+ # median of 3 calls" "$file" || fail "malformed line"
+
+out=$("$@" "${args[@]}" 2>&1) || fail "the second run failed"
+grep -q "measuring" <<<"$out" && fail "the second run measured again"
+grep -Eq "allgather on a 2x2 torus \(4 ranks\): [a-z-]+.* -- TORUSGATHER_TUNING_FILE" <<<"$out" ||
+  fail "the second run did not take the file's choice"
+[ "$(lines)" -eq 1 ] || fail "the second run should not append"
+
+echo "4 2x2 1 1 dim-rings" >> "$file"  # the last line that covers a size wins
+out=$("$@" "${args[@]}" 2>&1) || fail "the third run failed"
+grep -q "allgather on a 2x2 torus (4 ranks): dim-rings -- TORUSGATHER_TUNING_FILE" <<<"$out" ||
+  fail "the edited line was not used"
+
+out=$(TORUSGATHER_DIMS=4 "$@" "${args[@]}" 2>&1) || fail "the fourth run failed"
+grep -q "TORUSGATHER_TUNING_FILE $file: no line for 4 ranks on a 4 torus (2 for other shapes, 0 malformed)" \
+  <<<"$out" || fail "another torus did not say it ignores the file"
+grep -q "measuring 1 of" <<<"$out" || fail "another torus did not measure"
+
+rm -f "$file"
+out=$(TORUSGATHER_TEST_FAULT=calibration TORUSGATHER_TRIALS=0 TORUSGATHER_CALIBRATION_FILE=$file.calibration \
+  "$@" "${args[@]}" 2>&1) || fail "the run with a rejected calibration failed"
+grep -q "calibration on 4 ranks rejected three times (TORUSGATHER_TEST_FAULT=calibration)" <<<"$out" ||
+  fail "the rejection was not said"
+grep -q "machine (rejected: " <<<"$out" || fail "the model does not say its machine was rejected"
+grep -q "measuring 1 of 16" <<<"$out" || fail "a rejected calibration should time 3 candidates and the vendor"
+[ -s "$file.calibration" ] && fail "a rejected calibration was cached"
+echo "tuning_file: OK"
