@@ -58,6 +58,35 @@ TG_API int TG_Allgatherv_algorithm(const char *algorithm, const void *sendbuf, i
                             void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype,
                             MPI_Comm comm);
 
+/** A persistent allgather (MPI 4's MPI_Allgather_init, under any MPI):
+ *  the handle of TG_Allgather_init, run by TG_Start and completed by
+ *  TG_Wait or TG_Test, any number of times, until TG_Request_free. */
+typedef struct TG_Request_s *TG_Request;
+#define TG_REQUEST_NULL ((TG_Request)0)
+
+/** Collective: checks the arguments as TG_Allgather does, chooses the
+ *  algorithm (info key "torusgather_algorithm", else TORUSGATHER_ALGORITHM;
+ *  auto as for TG_Allgather, without timing calls) and makes every message
+ *  of the schedule once, as persistent requests on a communicator of the
+ *  request's own. The buffers and counts are fixed; the send buffer's
+ *  contents are read at each TG_Start. Errors are raised through comm's
+ *  error handler. */
+TG_API int TG_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TG_Request *request);
+/** Starts the allgather (collective: every rank starts its requests in the
+ *  same order). MPI_ERR_REQUEST if it is null or already started. */
+TG_API int TG_Start(TG_Request *request);
+/** Advances the allgather as far as its messages allow; *flag = 1 once
+ *  complete (the receive buffer then holds every block). */
+TG_API int TG_Test(TG_Request *request, int *flag);
+/** Completes the allgather; at once if it is not started. */
+TG_API int TG_Wait(TG_Request *request);
+/** Frees an inactive request and sets it to TG_REQUEST_NULL
+ *  (MPI_ERR_REQUEST if it is started and not completed). TG_Start, TG_Test,
+ *  TG_Wait and TG_Request_free return MPI error codes; they do not call an
+ *  error handler. */
+TG_API int TG_Request_free(TG_Request *request);
+
 /** Writes into name (at most len bytes, NUL-terminated) the algorithm that
  *  TG_Allgather_algorithm(algorithm, ...) would run on comm for blocks of
  *  count elements of datatype: "auto" resolved by TORUSGATHER_TUNE or the
