@@ -33,6 +33,7 @@ struct Options {
   std::string datatype = "byte";
   bool check = false;
   bool allgatherv = false;  // time MPI_Allgatherv (equal counts) instead
+  bool persistent = false;  // time TG_Start + TG_Wait of a TG_Allgather_init request instead
   long long check_max = -1;  // check only sizes up to this (-1: all when --check)
   bool vendor = true;        // time the vendor's MPI_Allgather too
   bool predict = false;      // the cost model's prediction per row (TG_Predicted_time)
@@ -74,6 +75,7 @@ Options parse(int argc, char** argv, int rank) {
     else if (a == "--datatype") o.datatype = value();
     else if (a == "--check") o.check = true;
     else if (a == "--allgatherv") o.allgatherv = true;
+    else if (a == "--persistent") o.persistent = true;
     else if (a == "--check-max") {
       o.check = true;
       o.check_max = parse_size(value());
@@ -87,7 +89,7 @@ Options parse(int argc, char** argv, int rank) {
         std::printf(
             "usage: mpirun -np N tg-bench [--sizes MIN:MAX | A,B,C] [--iters K] [--warmup W] [--reps R]\n"
             "                [--algorithms all | auto,hamiltonian,...] [--datatype byte|int|double]\n"
-            "                [--check | --check-max BYTES] [--no-vendor] [--predict] [--allgatherv]\n"
+            "                [--check | --check-max BYTES] [--no-vendor] [--predict] [--allgatherv | --persistent]\n"
             "                [--csv FILE] [--json FILE]\n"
             "Times each algorithm against the vendor's MPI_Allgather (always included) for\n"
             "each block size (bytes per rank; MIN:MAX doubles; default 8:4M). Sizes take k/M\n"
@@ -99,7 +101,9 @@ Options parse(int argc, char** argv, int rank) {
             "result byte for byte; --check-max checks sizes up to BYTES only (larger ones use\n"
             "SMPI_SHARED_MALLOC under SimGrid). --no-vendor leaves out MPI_Allgather.\n"
             "--allgatherv times MPI_Allgatherv instead, every rank's count the block size\n"
-            "(vendor: PMPI_Allgatherv; the others TG_Allgatherv_algorithm).\n"
+            "(vendor: PMPI_Allgatherv; the others TG_Allgatherv_algorithm). --persistent times\n"
+            "TG_Start + TG_Wait of one TG_Allgather_init request per algorithm and size (vendor:\n"
+            "the info key torusgather_algorithm=vendor, MPI_Iallgather per start).\n"
             "--predict adds the cost model's prediction of each row (column predicted_us,\n"
             "empty or null where there is no model), from the calibrated machine as auto sees it.\n");
       MPI_Finalize();
@@ -107,6 +111,7 @@ Options parse(int argc, char** argv, int rank) {
     } else die(rank, "unknown option '" + a + "' (try --help)");
   }
   if (o.iters < 1 || o.warmup < 0 || o.reps < 1) die(rank, "--iters and --reps must be >= 1 and --warmup >= 0");
+  if (o.allgatherv && o.persistent) die(rank, "--allgatherv and --persistent exclude each other");
   if (!datatype_of(o.datatype).name) die(rank, "--datatype must be byte, int or double");
   if (sizes.find(':') != std::string::npos) {
     const auto ends = split(sizes, ':');
@@ -196,7 +201,10 @@ int main(int argc, char** argv) {
   const std::size_t n = opt.algorithms.size();
   if (rank == 0) {
     std::printf("# tg-bench: %s, %d ranks, torus %s, vendor: %s, datatype %s\n",
-                opt.allgatherv ? "MPI_Allgatherv (equal counts)" : "MPI_Allgather", size, torus.c_str(),
+                opt.allgatherv   ? "MPI_Allgatherv (equal counts)"
+                : opt.persistent ? "persistent (TG_Start + TG_Wait)"
+                                 : "MPI_Allgather",
+                size, torus.c_str(),
                 vendor_name.c_str(), dt.name);
     std::printf("# time: per rank the mean over %d calls (%d above 64 KiB) after %d warm-up, median of %d\n"
                 "# alternating repetitions; Avg over ranks in us (Min/Max over ranks in --csv/--json)\n",
@@ -277,7 +285,24 @@ int main(int argc, char** argv) {
     const int iters = bytes > 65536 ? std::max(1, opt.iters / 5) : opt.iters;
     std::vector<int> counts(static_cast<std::size_t>(size), count), displs(static_cast<std::size_t>(size));
     for (int r = 0; r < size; ++r) displs[static_cast<std::size_t>(r)] = r * count;
+    // --persistent: one request per algorithm, made before any timing.
+    std::vector<TG_Request> requests(n, TG_REQUEST_NULL);
+    for (std::size_t k = 0; k < n && opt.persistent; ++k) {
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "torusgather_algorithm", opt.algorithms[k].c_str());
+      if (TG_Allgather_init(send.data(), count, dt.type, recv, count, dt.type, comm, info, &requests[k]) !=
+          MPI_SUCCESS)
+        die(rank, "TG_Allgather_init failed for " + opt.algorithms[k]);
+      MPI_Info_free(&info);
+    }
     auto call = [&](const std::string& a) {
+      if (opt.persistent) {
+        const auto k = static_cast<std::size_t>(
+            std::find(opt.algorithms.begin(), opt.algorithms.end(), a) - opt.algorithms.begin());
+        const int err = TG_Start(&requests[k]);
+        return err != MPI_SUCCESS ? err : TG_Wait(&requests[k]);
+      }
       return opt.allgatherv ? run_v(a, send.data(), count, dt.type, recv, counts.data(), displs.data(), comm)
                             : run(a, send.data(), count, dt.type, recv, comm);
     };
@@ -356,6 +381,8 @@ int main(int argc, char** argv) {
       std::printf("\n");
       std::fflush(stdout);
     }
+    for (TG_Request& r : requests)
+      if (r != TG_REQUEST_NULL) TG_Request_free(&r);
     release(recv, shared);
   }
   if (csv) std::fclose(csv);

@@ -7,6 +7,7 @@
 #       openmpi   build/: unit tests, tg-plan checks, MPI tests at 1..25 ranks,
 #                 PMPI preload, install + consumer, valgrind subset, SimGrid
 #       mpich     build-mpich/: the MPI tests built and run with MPICH, at <= 6 ranks
+#                 (Allgatherv and persistent: 1, 2 and 4 ranks)
 #       sanitize  build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer,
 #                 unit tests and the MPI tests at <= 6 ranks
 #   ./scripts/test.sh --full   every test of every suite (about 22 minutes): adds
@@ -46,9 +47,11 @@ run_ctest() {
 if [ $full -eq 1 ]; then
   skip_tier=()
   small_ranks="1;2;3;4;6;8"
+  family_ranks="1;2;3;4;6;8"
 else
   skip_tier=(-LE 'full|wide')
   small_ranks="1;2;3;4;6"
+  family_ranks="1;2;4"
 fi
 
 for suite in $suites; do
@@ -73,14 +76,14 @@ for suite in $suites; do
         -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich \
         -DMPI_Fortran_COMPILER=/usr/bin/mpif90.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
         -DTORUSGATHER_SIMGRID=OFF -DTORUSGATHER_BOOST_MPI=OFF -DTORUSGATHER_MPI4PY=OFF \
-        "-DTORUSGATHER_TEST_RANKS=$small_ranks" -DTORUSGATHER_LEAK_CYCLES=1000
+        "-DTORUSGATHER_TEST_RANKS=$small_ranks" "-DTORUSGATHER_FAMILY_RANKS=$family_ranks" -DTORUSGATHER_LEAK_CYCLES=1000
       # The MPI-independent unit and tg-plan tests ran in the openmpi suite.
       run_ctest build-mpich -L mpi "${skip_tier[@]}" || failed+=("$suite")
       ;;
     sanitize)
       TORUSGATHER_BUILD_DIR=build-asan ./scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DTORUSGATHER_SANITIZE=ON -DTORUSGATHER_SIMGRID=OFF -DTORUSGATHER_BUILD_BENCH=OFF \
-        "-DTORUSGATHER_TEST_RANKS=$small_ranks"
+        "-DTORUSGATHER_TEST_RANKS=$small_ranks" "-DTORUSGATHER_FAMILY_RANKS=$family_ranks"
       # Never here: lee-code on 49x49x49 (6.8 GB without ASan), the preload
       # into Python (not built with ASan), the resident-set leak test (ASan's
       # quarantine grows it; LeakSanitizer checks leaks in every test instead)

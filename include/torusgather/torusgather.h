@@ -67,10 +67,9 @@ typedef struct TG_Request_s *TG_Request;
 /** Collective: checks the arguments as TG_Allgather does, chooses the
  *  algorithm (info key "torusgather_algorithm", else TORUSGATHER_ALGORITHM;
  *  auto as for TG_Allgather, without timing calls) and makes every message
- *  of the schedule once, as persistent requests on a communicator of the
- *  request's own. The buffers and counts are fixed; the send buffer's
- *  contents are read at each TG_Start. Errors are raised through comm's
- *  error handler. */
+ *  of the schedule once, to run on a communicator of the request's own.
+ *  The buffers and counts are fixed; the send buffer's contents are read
+ *  at each TG_Start. Errors are raised through comm's error handler. */
 TG_API int TG_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TG_Request *request);
 /** Starts the allgather (collective: every rank starts its requests in the

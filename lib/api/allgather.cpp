@@ -1156,6 +1156,19 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
 }
 
+/// Whether `requested` can run: a known name, and for auto a well-formed
+/// TORUSGATHER_TUNE; rank 0 of comm says why not.
+bool usable_name(const std::string& requested, MPI_Comm comm) {
+  if (known_name(requested) && (requested != "auto" || environment().tune_error.empty())) return true;
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  if (rank == 0)
+    std::fprintf(stderr, "torusgather: %s\n",
+                 known_name(requested) ? ("TORUSGATHER_TUNE: " + environment().tune_error).c_str()
+                                       : ("unknown algorithm '" + requested + "'").c_str());
+  return false;
+}
+
 /// Runs an Allgatherv's schedule: every block at its owner's displacement
 /// (torus rank t's block is the user's rank user_rank[t]'s, so a reordered
 /// torus needs no scratch buffer), moved as bytes where the type is
@@ -1214,15 +1227,7 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) return vendor();
   const std::string requested = algorithm ? algorithm : environment().algorithm;
-  if (!known_name(requested) || (requested == "auto" && !environment().tune_error.empty())) {
-    int rank = 0;
-    PMPI_Comm_rank(comm, &rank);
-    if (rank == 0)
-      std::fprintf(stderr, "torusgather: %s\n",
-                   known_name(requested) ? ("TORUSGATHER_TUNE: " + environment().tune_error).c_str()
-                                         : ("unknown algorithm '" + requested + "'").c_str());
-    return raise(comm, MPI_ERR_ARG);
-  }
+  if (!usable_name(requested, comm)) return raise(comm, MPI_ERR_ARG);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!recvcounts || !displs) return raise(comm, MPI_ERR_ARG);
   int size = 0, rank = 0;
@@ -1321,7 +1326,7 @@ struct TG_Request_s {
 
   char* base() { return scratch.data() - call.recv.true_lb; }
   ~TG_Request_s() {
-    calls.reset();  // its persistent requests before their communicator
+    calls.reset();  // its datatypes before the communicator
     if (own != MPI_COMM_NULL) PMPI_Comm_free(&own);
   }
 };
@@ -1345,13 +1350,7 @@ int allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
   PMPI_Comm_test_inter(comm, &inter);
-  if (!known_name(requested) || (requested == "auto" && !environment().tune_error.empty())) {
-    if (rank == 0)
-      std::fprintf(stderr, "torusgather: TG_Allgather_init: %s\n",
-                   known_name(requested) ? ("TORUSGATHER_TUNE: " + environment().tune_error).c_str()
-                                         : ("unknown algorithm '" + requested + "'").c_str());
-    return raise(comm, MPI_ERR_ARG);
-  }
+  if (!usable_name(requested, comm)) return raise(comm, MPI_ERR_ARG);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (recvcount < 0 || (!in_place && sendcount < 0)) return raise(comm, MPI_ERR_COUNT);
   if (recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL)) return raise(comm, MPI_ERR_TYPE);

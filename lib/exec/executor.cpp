@@ -81,74 +81,41 @@ bool traffic_only = false;
 }  // namespace
 
 Prepared::~Prepared() {
-  for (auto* rounds : {&bound_recvs_, &bound_sends_})
-    for (auto& round : *rounds)
-      for (MPI_Request& r : round)
-        if (r != MPI_REQUEST_NULL) PMPI_Request_free(&r);
   for (MPI_Datatype& t : owned_) PMPI_Type_free(&t);
 }
 
 int Prepared::bind(MPI_Comm comm, void* recvbuf) {
-  char* base = static_cast<char*>(recvbuf);
+  // Each start posts nonblocking calls: Open MPI 4.1's persistent requests
+  // (MPI_Send_init, MPI_Recv_init, MPI_Startall) were slower here (dim-rings,
+  // 8 B, 4 ranks: 14.7-19.4 us a call against 11.7-13.5), and SimGrid
+  // 3.32's persistent sends of derived types carried stale data.
+  bound_comm_ = comm;
+  bound_base_ = static_cast<char*>(recvbuf);
   bound_recvs_.assign(recvs_.size(), {});
   bound_sends_.assign(sends_.size(), {});
-  round_ = recvs_.size();  // inactive until start()
-#ifdef TORUSGATHER_SMPI
-  // SimGrid 3.32's persistent sends of derived types carried stale data in
-  // our tests (packed at MPI_Send_init, not at MPI_Start): each start posts
-  // nonblocking calls instead (start_round).
-  bound_comm_ = comm;
-  bound_base_ = base;
   for (std::size_t round = 0; round < recvs_.size(); ++round) {
     bound_recvs_[round].assign(recvs_[round].size(), MPI_REQUEST_NULL);
     bound_sends_[round].assign(sends_[round].size(), MPI_REQUEST_NULL);
   }
-  return MPI_SUCCESS;
-#endif
-  for (std::size_t round = 0; round < recvs_.size(); ++round) {
-    for (const Op& op : recvs_[round]) {
-      char* at = op.scratch >= 0 ? scratch_[static_cast<std::size_t>(op.scratch)].data() + op.scratch_shift
-                                 : base + op.offset;
-      bound_recvs_[round].push_back(MPI_REQUEST_NULL);
-      if (const int err = PMPI_Recv_init(at, op.count, op.type, op.peer, op.tag, comm,
-                                         &bound_recvs_[round].back());
-          err != MPI_SUCCESS)
-        return err;
-    }
-    for (const Op& op : sends_[round]) {
-      bound_sends_[round].push_back(MPI_REQUEST_NULL);
-      if (const int err = PMPI_Send_init(base + op.offset, op.count, op.type, op.peer, op.tag, comm,
-                                         &bound_sends_[round].back());
-          err != MPI_SUCCESS)
-        return err;
-    }
-  }
+  round_ = recvs_.size();  // inactive until start()
   return MPI_SUCCESS;
 }
 
 int Prepared::start_round(std::size_t round) {
   auto& recvs = bound_recvs_[round];
   auto& sends = bound_sends_[round];
-#ifdef TORUSGATHER_SMPI
-  int e = MPI_SUCCESS;
-  for (std::size_t i = 0; i < recvs.size() && e == MPI_SUCCESS; ++i) {
+  int err = MPI_SUCCESS;
+  for (std::size_t i = 0; i < recvs.size() && err == MPI_SUCCESS; ++i) {
     const Op& op = recvs_[round][i];
     char* at = op.scratch >= 0 ? scratch_[static_cast<std::size_t>(op.scratch)].data() + op.scratch_shift
                                : bound_base_ + op.offset;
-    e = PMPI_Irecv(at, op.count, op.type, op.peer, op.tag, bound_comm_, &recvs[i]);
+    err = PMPI_Irecv(at, op.count, op.type, op.peer, op.tag, bound_comm_, &recvs[i]);
   }
-  for (std::size_t i = 0; i < sends.size() && e == MPI_SUCCESS; ++i) {
+  for (std::size_t i = 0; i < sends.size() && err == MPI_SUCCESS; ++i) {
     const Op& op = sends_[round][i];
-    e = PMPI_Isend(bound_base_ + op.offset, op.count, op.type, op.peer, op.tag, bound_comm_, &sends[i]);
+    err = PMPI_Isend(bound_base_ + op.offset, op.count, op.type, op.peer, op.tag, bound_comm_, &sends[i]);
   }
   sends_pending_ = sends_pending_ || !sends.empty();
-  return e;
-#endif
-  int err = recvs.empty() ? MPI_SUCCESS : PMPI_Startall(static_cast<int>(recvs.size()), recvs.data());
-  if (err == MPI_SUCCESS && !sends.empty()) {
-    err = PMPI_Startall(static_cast<int>(sends.size()), sends.data());
-    sends_pending_ = true;
-  }
   return err;
 }
 
@@ -248,6 +215,19 @@ int prepare_blocks(const Schedule& schedule, MPI_Comm comm, int recvcount, const
   // Messages are recorded by their offset from the receive buffer.
   const MPI_Aint base = 0;
 
+  // One message of an hindexed type over recvtype, kept with the calls.
+  auto post_indexed = [&](const std::vector<int>& lengths, const std::vector<MPI_Aint>& displacements,
+                          auto&& post) -> int {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int e = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), recvtype,
+                                     &type);
+    if (e == MPI_SUCCESS) made->owned_.push_back(type);
+    made->type_entries_ += lengths.size();
+    if (e == MPI_SUCCESS) e = PMPI_Type_commit(&made->owned_.back());
+    if (e == MPI_SUCCESS) e = post(base, 1, type);
+    return e;
+  };
+
   // The elements [lo, lo + elements) of every block in `ranges` as one
   // message: contiguous when they are (whole blocks of one range), else an
   // hindexed type, kept with the calls.
@@ -276,14 +256,7 @@ int prepare_blocks(const Schedule& schedule, MPI_Comm comm, int recvcount, const
         displacements.push_back((static_cast<MPI_Aint>(b) * recvcount + lo) * extent);
       }
     }
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    int e = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), recvtype,
-                                     &type);
-    if (e == MPI_SUCCESS) made->owned_.push_back(type);
-    made->type_entries_ += lengths.size();
-    if (e == MPI_SUCCESS) e = PMPI_Type_commit(&made->owned_.back());
-    if (e == MPI_SUCCESS) e = post(base, 1, type);
-    return e;
+    return post_indexed(lengths, displacements, post);
   };
 
   // Blocks of their own sizes (v): the transfer's piece of each of its
@@ -317,14 +290,7 @@ int prepare_blocks(const Schedule& schedule, MPI_Comm comm, int recvcount, const
     }
     if (lengths.empty()) return MPI_SUCCESS;  // the receiver sees the same counts: no message
     if (lengths.size() == 1) return post(base + displacements[0], lengths[0], recvtype);
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    int e = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(), recvtype,
-                                     &type);
-    if (e == MPI_SUCCESS) made->owned_.push_back(type);
-    made->type_entries_ += lengths.size();
-    if (e == MPI_SUCCESS) e = PMPI_Type_commit(&made->owned_.back());
-    if (e == MPI_SUCCESS) e = post(base, 1, type);
-    return e;
+    return post_indexed(lengths, displacements, post);
   };
 
   // One transfer as one message: `post(ptr, count, type)`.

@@ -38,10 +38,10 @@ class Prepared {
   /// Messages over all rounds (sends and receives).
   std::size_t messages() const;
 
-  /// Persistent requests (MPI_Recv_init, MPI_Send_init) for every call,
-  /// bound to recvbuf on comm (the caller's own communicator: a persistent
-  /// allgather may be in flight while other calls run). Once; then start()
-  /// and progress() run the calls, round after round.
+  /// Binds the calls to recvbuf on comm (the caller's own communicator: a
+  /// persistent allgather may be in flight while other calls run). Once;
+  /// then start() and progress() run them, round after round, each start
+  /// posting the round's nonblocking calls.
   int bind(MPI_Comm comm, void* recvbuf);
   /// Starts round 0 of the bound calls.
   int start();
@@ -70,15 +70,14 @@ class Prepared {
   std::size_t type_entries_ = 0;
   mutable std::vector<std::vector<char>> scratch_;
   mutable std::vector<MPI_Request> requests_, pending_sends_;
-  // bind(): persistent requests per round; the round in progress (rounds
-  // before it have arrived), and whether sends may still be in flight.
+  // bind(): where the calls go, their requests per round, the round in
+  // progress (rounds before it have arrived), and whether sends may still
+  // be in flight.
+  MPI_Comm bound_comm_ = MPI_COMM_NULL;
+  char* bound_base_ = nullptr;
   std::vector<std::vector<MPI_Request>> bound_recvs_, bound_sends_;
   std::size_t round_ = 0;
   bool sends_pending_ = false;
-#ifdef TORUSGATHER_SMPI
-  MPI_Comm bound_comm_ = MPI_COMM_NULL;
-  char* bound_base_ = nullptr;
-#endif
   int start_round(std::size_t round);
 };
 

@@ -10,8 +10,13 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
+
+#include "torusgather/torusgather.h"
 
 namespace tg_test {
 
@@ -59,6 +64,38 @@ inline int finish(const char* name) {
     std::printf("%s np=%d: %d passed, %d failed, %d skipped\n", name, size, passed(), failed(), skipped());
   // A program that checked nothing proves nothing.
   return failed() == 0 && passed() > 0 ? 0 : 1;
+}
+
+/// Every algorithm the library lists (TG_Algorithm_list).
+inline std::vector<std::string> library_algorithms() {
+  std::vector<std::string> names;
+  char list[1024] = "";
+  TG_Algorithm_list(list, sizeof list);
+  for (const char* p = list; *p;) {
+    const char* comma = std::strchr(p, ',');
+    names.emplace_back(p, comma ? comma : p + std::strlen(p));
+    p = comma ? comma + 1 : p + std::strlen(p);
+  }
+  return names;
+}
+
+/// A committed struct type with padding, {char; double; int}, resized to
+/// its C size (the caller frees it).
+inline MPI_Datatype padded_struct_type() {
+  struct S {
+    char c;
+    double d;
+    int i;
+  };
+  int lens[3] = {1, 1, 1};
+  MPI_Aint disps[3] = {offsetof(S, c), offsetof(S, d), offsetof(S, i)};
+  MPI_Datatype members[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
+  MPI_Datatype st, sr;
+  MPI_Type_create_struct(3, lens, disps, members, &st);
+  MPI_Type_create_resized(st, 0, sizeof(S), &sr);
+  MPI_Type_free(&st);
+  MPI_Type_commit(&sr);
+  return sr;
 }
 
 }  // namespace tg_test

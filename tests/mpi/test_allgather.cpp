@@ -23,6 +23,7 @@
 namespace {
 
 using tg_test::check;
+using tg_test::library_algorithms;
 
 int g_rank = 0, g_size = 1;
 bool g_quick = false;  // fewer cases (for large simulated runs)
@@ -73,18 +74,6 @@ bool same_as_vendor(const char* algorithm, const TypeCase& tc, MPI_Comm comm, bo
   return e1 == MPI_SUCCESS && e2 == MPI_SUCCESS && std::memcmp(ours.data(), theirs.data(), rbytes) == 0;
 }
 
-/// Every algorithm the library lists (TG_Algorithm_list).
-std::vector<std::string> library_algorithms() {
-  std::vector<std::string> names;
-  char list[1024] = "";
-  TG_Algorithm_list(list, sizeof list);
-  for (const char* p = list; *p;) {
-    const char* comma = std::strchr(p, ',');
-    names.emplace_back(p, comma ? comma : p + std::strlen(p));
-    p = comma ? comma + 1 : p + std::strlen(p);
-  }
-  return names;
-}
 
 std::vector<TypeCase> type_cases() {
   std::vector<TypeCase> cases;
@@ -99,19 +88,7 @@ std::vector<TypeCase> type_cases() {
   cases.push_back({"vector recv, contiguous send", MPI_INT, 6, vec, 2});
   cases.push_back({"vector both", vec, 5, vec, 5});
   // A struct with padding, {char; double; int}.
-  struct S {
-    char c;
-    double d;
-    int i;
-  };
-  int lens[3] = {1, 1, 1};
-  MPI_Aint disps[3] = {offsetof(S, c), offsetof(S, d), offsetof(S, i)};
-  MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
-  MPI_Datatype st, sr;
-  MPI_Type_create_struct(3, lens, disps, types, &st);
-  MPI_Type_create_resized(st, 0, sizeof(S), &sr);
-  MPI_Type_free(&st);
-  MPI_Type_commit(&sr);
+  MPI_Datatype sr = tg_test::padded_struct_type();
   cases.push_back({"struct x3", sr, 3, sr, 3});
   return cases;
 }

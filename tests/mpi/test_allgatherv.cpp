@@ -20,6 +20,7 @@
 namespace {
 
 using tg_test::check;
+using tg_test::library_algorithms;
 
 int g_rank = 0, g_size = 1;
 bool g_quick = false;
@@ -113,17 +114,6 @@ bool same_as_vendor(const char* algorithm, const Layout& l, const TypeCase& tc, 
   return e1 == MPI_SUCCESS && e2 == MPI_SUCCESS && std::memcmp(ours.data(), theirs.data(), rbytes) == 0;
 }
 
-std::vector<std::string> library_algorithms() {
-  std::vector<std::string> names;
-  char list[1024] = "";
-  TG_Algorithm_list(list, sizeof list);
-  for (const char* p = list; *p;) {
-    const char* comma = std::strchr(p, ',');
-    names.emplace_back(p, comma ? comma : p + std::strlen(p));
-    p = comma ? comma + 1 : p + std::strlen(p);
-  }
-  return names;
-}
 
 /// Every algorithm on comm: the ones whose executor paths cover the others
 /// (block sets, colours, relays, routed ranges, ranges in pieces; see
@@ -182,19 +172,7 @@ int main(int argc, char** argv) {
   MPI_Type_commit(&vec);
   types.push_back({"vector recv, contiguous send", MPI_INT, 3, vec});
   // {char; double; int} with its padding.
-  struct S {
-    char c;
-    double d;
-    int i;
-  };
-  int lens[3] = {1, 1, 1};
-  MPI_Aint disps[3] = {offsetof(S, c), offsetof(S, d), offsetof(S, i)};
-  MPI_Datatype members[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
-  MPI_Datatype st, sr;
-  MPI_Type_create_struct(3, lens, disps, members, &st);
-  MPI_Type_create_resized(st, 0, sizeof(S), &sr);
-  MPI_Type_free(&st);
-  MPI_Type_commit(&sr);
+  MPI_Datatype sr = tg_test::padded_struct_type();
   types.push_back({"struct", sr, 1, sr});
   types.push_back({"double", MPI_DOUBLE, 1, MPI_DOUBLE});
 

@@ -13,7 +13,7 @@ file=$1
 shift
 rm -f "$file" "$file.calibration"
 export TORUSGATHER_TUNING_FILE=$file TORUSGATHER_VERBOSE=1 TORUSGATHER_DIMS=2x2
-args=(--sizes 1 --iters 20 --warmup 0 --reps 1 --no-vendor --algorithms auto)
+args=(--sizes 1 --iters 30 --warmup 0 --reps 1 --no-vendor --algorithms auto)
 fail() {
   echo "tuning_file: FAILED: $1"
   echo "--- output:"
