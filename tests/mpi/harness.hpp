@@ -66,6 +66,12 @@ inline int finish(const char* name) {
   return failed() == 0 && passed() > 0 ? 0 : 1;
 }
 
+inline MPI_Aint extent_of(MPI_Datatype t) {
+  MPI_Aint lb, ext;
+  MPI_Type_get_extent(t, &lb, &ext);
+  return ext;
+}
+
 /// Every algorithm the library lists (TG_Algorithm_list).
 inline std::vector<std::string> library_algorithms() {
   std::vector<std::string> names;

@@ -23,6 +23,7 @@
 namespace {
 
 using tg_test::check;
+using tg_test::extent_of;
 using tg_test::library_algorithms;
 
 int g_rank = 0, g_size = 1;
@@ -35,12 +36,6 @@ struct TypeCase {
   MPI_Datatype recvtype;
   int recvcount;
 };
-
-MPI_Aint extent_of(MPI_Datatype t) {
-  MPI_Aint lb, ext;
-  MPI_Type_get_extent(t, &lb, &ext);
-  return ext;
-}
 
 /// Runs one allgather with `algorithm` and with PMPI_Allgather on the same
 /// inputs; true if every byte of the two receive buffers is equal.

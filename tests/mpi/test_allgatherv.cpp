@@ -20,6 +20,7 @@
 namespace {
 
 using tg_test::check;
+using tg_test::extent_of;
 using tg_test::library_algorithms;
 
 int g_rank = 0, g_size = 1;
@@ -67,12 +68,6 @@ struct TypeCase {
   int send_per_recv;  ///< send elements per receive element (same signature)
   MPI_Datatype recvtype;
 };
-
-MPI_Aint extent_of(MPI_Datatype t) {
-  MPI_Aint lb, ext;
-  MPI_Type_get_extent(t, &lb, &ext);
-  return ext;
-}
 
 /// One TG_Allgatherv with `algorithm` and one PMPI_Allgatherv on the same
 /// inputs (data of this call alone); true if the receive buffers are equal.

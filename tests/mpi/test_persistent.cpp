@@ -22,6 +22,7 @@
 namespace {
 
 using tg_test::check;
+using tg_test::extent_of;
 
 int g_rank = 0, g_size = 1;
 
@@ -30,12 +31,6 @@ struct TypeCase {
   MPI_Datatype type;
   int count;
 };
-
-MPI_Aint extent_of(MPI_Datatype t) {
-  MPI_Aint lb, ext;
-  MPI_Type_get_extent(t, &lb, &ext);
-  return ext;
-}
 
 unsigned char byte(int rank, std::size_t i, int start) {
   return static_cast<unsigned char>(rank * 37 + i * 11 + 3 + start * 101);
