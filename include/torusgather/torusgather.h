@@ -58,6 +58,12 @@ TG_API int TG_Allgatherv_algorithm(const char *algorithm, const void *sendbuf, i
                             void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype,
                             MPI_Comm comm);
 
+/** TG_Allgatherv_algorithm returning its error codes without the error
+ *  handler, as TG_Allgather_noraise (for the C++ API). */
+TG_API int TG_Allgatherv_noraise(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                          MPI_Comm comm);
+
 /** A persistent allgather (MPI 4's MPI_Allgather_init, under any MPI):
  *  the handle of TG_Allgather_init, run by TG_Start and completed by
  *  TG_Wait or TG_Test, any number of times, until TG_Request_free. */
@@ -72,6 +78,11 @@ typedef struct TG_Request_s *TG_Request;
  *  at each TG_Start. Errors are raised through comm's error handler. */
 TG_API int TG_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TG_Request *request);
+/** TG_Allgather_init returning its error codes without the error handler
+ *  (for the C++ API). */
+TG_API int TG_Allgather_init_noraise(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                              TG_Request *request);
 /** Starts the allgather (collective: every rank starts its requests in the
  *  same order). MPI_ERR_REQUEST if it is null or already started. */
 TG_API int TG_Start(TG_Request *request);

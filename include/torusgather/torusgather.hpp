@@ -5,6 +5,8 @@
 //   std::vector<double> all = torusgather::allgather(MPI_COMM_WORLD, mine);  // k * size elements, rank order
 //   torusgather::allgather(comm, send_span, recv_span);                       // into caller's storage
 //   torusgather::allgather_in_place(comm, recv);                             // own block already in place
+//   std::vector<double> v = torusgather::allgatherv(comm, mine);              // lengths may differ per rank
+//   torusgather::persistent_allgather p(comm, send, k, recv);                 // p.start(); p.wait(); repeatedly
 //
 // Send and receive buffers are contiguous ranges (anything std::data and
 // std::size accept: std::vector, std::array, std::span, C arrays) of a type
@@ -177,6 +179,74 @@ void allgather_in_place(MPI_Comm comm, Recv&& recv, const char* algorithm = null
   detail::check("torusgather::allgather_in_place",
                 TG_Allgather_noraise(algorithm, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, std::data(recv), n, t, comm));
 }
+
+/// Every rank's `send`, each of its own length, in rank order: the lengths
+/// first (one allgather of ints), then the elements (TG_Allgatherv).
+template <class Send, class = std::enable_if_t<detail::is_range<const Send>::value>>
+std::vector<detail::element_t<const Send>> allgatherv(MPI_Comm comm, const Send& send,
+                                                      const char* algorithm = nullptr) {
+  using T = detail::element_t<const Send>;
+  static_assert(detail::has_mpi_type<T>::value, "no MPI datatype for T: specialise torusgather::mpi_type<T>");
+  const std::size_t size = static_cast<std::size_t>(detail::comm_size(comm));
+  const int mine = detail::to_count(std::size(send));
+  std::vector<int> counts(size), displs(size);
+  detail::check("torusgather::allgatherv", TG_Allgather_noraise(algorithm, &mine, 1, MPI_INT, counts.data(), 1,
+                                                                MPI_INT, comm));
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < size; ++r) {
+    displs[r] = detail::to_count(total);
+    total += static_cast<std::size_t>(counts[r]);
+  }
+  detail::to_count(total);  // displacements are ints
+  std::vector<T> recv(total);
+  const MPI_Datatype t = mpi_type<T>::get();
+  detail::check("torusgather::allgatherv", TG_Allgatherv_noraise(algorithm, std::data(send), mine, t, recv.data(),
+                                                                 counts.data(), displs.data(), t, comm));
+  return recv;
+}
+
+/// A persistent allgather over fixed buffers (TG_Allgather_init): start(),
+/// then wait() or test() until true, as often as needed. `recv` holds
+/// count * size elements. Freed (after completing a started call) when it
+/// goes out of scope.
+class persistent_allgather {
+ public:
+  template <class T>
+  persistent_allgather(MPI_Comm comm, const T* send, std::size_t count, T* recv, const char* algorithm = nullptr) {
+    static_assert(detail::has_mpi_type<T>::value, "no MPI datatype for T: specialise torusgather::mpi_type<T>");
+    const int n = detail::to_count(count);
+    const MPI_Datatype t = mpi_type<T>::get();
+    MPI_Info info = MPI_INFO_NULL;
+    if (algorithm) {
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "torusgather_algorithm", algorithm);
+    }
+    const int err = TG_Allgather_init_noraise(send, n, t, recv, n, t, comm, info, &request_);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    detail::check("torusgather::persistent_allgather", err);
+  }
+  persistent_allgather(const persistent_allgather&) = delete;
+  persistent_allgather& operator=(const persistent_allgather&) = delete;
+  persistent_allgather(persistent_allgather&& other) noexcept : request_(other.request_) {
+    other.request_ = TG_REQUEST_NULL;
+  }
+  ~persistent_allgather() {
+    if (request_ == TG_REQUEST_NULL) return;
+    TG_Wait(&request_);  // a started call completes first; errors cannot leave a destructor
+    TG_Request_free(&request_);
+  }
+  void start() { detail::check("torusgather::persistent_allgather::start", TG_Start(&request_)); }
+  /// True once the started call is complete.
+  bool test() {
+    int flag = 0;
+    detail::check("torusgather::persistent_allgather::test", TG_Test(&request_, &flag));
+    return flag != 0;
+  }
+  void wait() { detail::check("torusgather::persistent_allgather::wait", TG_Wait(&request_)); }
+
+ private:
+  TG_Request request_ = TG_REQUEST_NULL;
+};
 
 }  // namespace torusgather
 

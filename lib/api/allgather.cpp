@@ -1334,8 +1334,9 @@ struct TG_Request_s {
 namespace torusgather {
 namespace {
 
-int allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TG_Request* request) {
+int allgather_init(bool handle, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TG_Request* request) {
+  auto raise = [handle](MPI_Comm c, int err) { return handle ? torusgather::raise(c, err) : err; };
   if (!request) return raise(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, MPI_ERR_ARG);
   *request = TG_REQUEST_NULL;
   if (comm == MPI_COMM_NULL) return raise(MPI_COMM_WORLD, MPI_ERR_COMM);
@@ -1515,7 +1516,17 @@ extern "C" int TG_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatyp
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                  TG_Request* request) {
   return torusgather::guarded(true, comm, "TG_Allgather_init", [&] {
-    return torusgather::allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    return torusgather::allgather_init(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                       request);
+  });
+}
+
+extern "C" int TG_Allgather_init_noraise(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                         TG_Request* request) {
+  return torusgather::guarded(false, comm, "TG_Allgather_init_noraise", [&] {
+    return torusgather::allgather_init(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                       request);
   });
 }
 
@@ -1547,6 +1558,15 @@ extern "C" int TG_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
   return torusgather::guarded(true, comm, "TG_Allgatherv", [&] {
     return torusgather::allgatherv(true, nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                                    comm);
+  });
+}
+
+extern "C" int TG_Allgatherv_noraise(const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                                     MPI_Comm comm) {
+  return torusgather::guarded(false, comm, "TG_Allgatherv_noraise", [&] {
+    return torusgather::allgatherv(false, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm);
   });
 }
 

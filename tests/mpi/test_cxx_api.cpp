@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // MPI test of the C++ API (torusgather.hpp): every form gives what
-// PMPI_Allgather gives, for each algorithm; errors throw mpi_error with the
+// PMPI_Allgather (allgatherv: PMPI_Allgatherv) gives, for each algorithm; errors throw mpi_error with the
 // routine, code and class, even on a communicator whose handler is fatal.
 #include <array>
 #include <complex>
@@ -131,6 +131,56 @@ int main(int argc, char** argv) {
   forms(nullptr, self_copy, "self");
   MPI_Comm_free(&self_copy);
 
+  // allgatherv: rank r sends r + 1 values; the result is every rank's in
+  // rank order, as PMPI_Allgatherv gives it.
+  for (const char* algorithm : {static_cast<const char*>(nullptr), "dim-rings", "vendor"}) {
+    std::vector<double> mine(static_cast<std::size_t>(rank) + 1);
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = rank * 100.0 + static_cast<double>(i);
+    std::vector<double> got;
+    auto e = thrown([&] { got = torusgather::allgatherv(MPI_COMM_WORLD, mine, algorithm); });
+    std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+      counts[static_cast<std::size_t>(r)] = r + 1;
+      displs[static_cast<std::size_t>(r)] = total;
+      total += r + 1;
+    }
+    std::vector<double> expect(static_cast<std::size_t>(total));
+    PMPI_Allgatherv(mine.data(), rank + 1, MPI_DOUBLE, expect.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                    MPI_COMM_WORLD);
+    check(e.code() == MPI_SUCCESS && got == expect,
+          std::string("allgatherv of rank + 1 doubles, ") + (algorithm ? algorithm : "default"));
+  }
+
+  // persistent_allgather: three starts with new data, against PMPI_Allgather.
+  for (const char* algorithm : {static_cast<const char*>(nullptr), "dim-rings", "vendor"}) {
+    std::vector<int> send(5), recv(5 * static_cast<std::size_t>(size)), expect(recv.size());
+    bool ok = true;
+    auto e = thrown([&] {
+      torusgather::persistent_allgather p(MPI_COMM_WORLD, send.data(), send.size(), recv.data(), algorithm);
+      for (int s = 0; s < 3; ++s) {
+        for (std::size_t i = 0; i < send.size(); ++i) send[i] = rank * 1000 + s * 10 + static_cast<int>(i);
+        p.start();
+        if (s == 1)
+          while (!p.test()) {
+          }
+        else
+          p.wait();
+        PMPI_Allgather(send.data(), 5, MPI_INT, expect.data(), 5, MPI_INT, MPI_COMM_WORLD);
+        ok = ok && recv == expect;
+      }
+    });
+    check(e.code() == MPI_SUCCESS && ok,
+          std::string("persistent_allgather, three starts, ") + (algorithm ? algorithm : "default"));
+    e = thrown([&] {
+      torusgather::persistent_allgather p(MPI_COMM_WORLD, send.data(), send.size(), recv.data(), algorithm);
+      p.start();
+      p.start();
+    });
+    check(e.error_class() == MPI_ERR_REQUEST,
+          "starting a started persistent_allgather throws MPI_ERR_REQUEST (and its destructor completes it)");
+  }
+
   // Errors become exceptions although MPI_COMM_WORLD's handler is the
   // default MPI_ERRORS_ARE_FATAL: the program is not aborted.
   const std::vector<int> one = {rank};
@@ -150,6 +200,12 @@ int main(int argc, char** argv) {
         "an in-place range that is not size equal blocks throws MPI_ERR_COUNT");
   e = thrown([&] { torusgather::allgather(MPI_COMM_WORLD, one.data(), 0, small.data()); });
   check(e.code() == MPI_SUCCESS, "count 0 is not an error");
+  e = thrown([&] { torusgather::allgatherv(MPI_COMM_WORLD, one, "no-such-algorithm"); });
+  check(e.error_class() == MPI_ERR_ARG && std::strcmp(e.routine(), "torusgather::allgatherv") == 0,
+        "allgatherv with an unknown algorithm throws MPI_ERR_ARG");
+  std::vector<int> out(static_cast<std::size_t>(size));
+  e = thrown([&] { torusgather::persistent_allgather p(MPI_COMM_WORLD, one.data(), 1, out.data(), "no-such"); });
+  check(e.error_class() == MPI_ERR_ARG, "persistent_allgather with an unknown algorithm throws MPI_ERR_ARG");
 
   const int status = tg_test::finish("mpi.cxx-api");
   if (g_particle_type != MPI_DATATYPE_NULL) MPI_Type_free(&g_particle_type);
