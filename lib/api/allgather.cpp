@@ -629,9 +629,32 @@ int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, 
   return result;
 }
 
-/// What `auto` runs for blocks of `block_bytes`: the candidate the cost
-/// model predicts fastest, the table printed on rank 0 once per
-/// communicator and size class under TORUSGATHER_VERBOSE. Collective.
+/// auto's size classes: floor(log2 bytes).
+long size_class(long long block_bytes) {
+  long c = 0;
+  for (long long b = std::max(1LL, block_bytes); b > 1; b >>= 1) ++c;
+  return c;
+}
+
+/// Under TORUSGATHER_VERBOSE, rank 0 prints the model's table once per
+/// communicator and size class.
+void announce_predictions(Plan& plan, long long block_bytes, const std::vector<Candidate>& candidates, int best) {
+  if (!environment().verbose || plan.rank != 0 ||
+      !plan.announced.insert("auto/" + std::to_string(size_class(block_bytes))).second)
+    return;
+  const Machine& m = plan.calibration->machine;
+  std::fprintf(stderr,
+               "torusgather: auto on a %s torus (%lld ranks), blocks of %lld B; machine (%s): alpha %.3g us, "
+               "beta %.3g ns/B, delta %.3g us/hop, overhead %.3g us/message%s; software per round: torusgather "
+               "%.3g us, vendor %.3g us; predicted:\n%s",
+               plan.torus.to_string().c_str(), static_cast<long long>(plan.torus.size()), block_bytes,
+               plan.calibration->source.c_str(), m.alpha * 1e6, m.beta * 1e9, m.delta * 1e6, m.overhead * 1e6,
+               m.shared_memory ? ", shared memory" : "", plan.calibration->tg_per_round * 1e6,
+               plan.calibration->vendor_per_round * 1e6, format_table(candidates, best).c_str());
+}
+
+/// What `auto` runs for blocks of `block_bytes` where nothing is measured:
+/// the candidate the cost model predicts fastest. Collective.
 int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
   if (auto it = plan.auto_choice.find(block_bytes); it != plan.auto_choice.end()) {
     *chosen = it->second;
@@ -640,31 +663,11 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
   std::vector<Candidate> candidates;
   int best = -1;
   if (const int err = predictions(plan, block_bytes, &candidates, &best); err != MPI_SUCCESS) return err;
-  const Machine* m = nullptr;
-  if (const int err = machine_of(plan, &m); err != MPI_SUCCESS) return err;
   *chosen = best < 0 ? "dim-rings" : candidates[static_cast<std::size_t>(best)].name;
   if (plan.auto_choice.size() > 4096) plan.auto_choice.clear();  // programs with many sizes: bounded memory
   plan.auto_choice[block_bytes] = *chosen;
-  int rank = 0;
-  PMPI_Comm_rank(plan.comm, &rank);
-  const long size_class = std::lround(std::floor(std::log2(static_cast<double>(std::max(1LL, block_bytes)))));
-  if (environment().verbose && rank == 0 && plan.announced.insert("auto/" + std::to_string(size_class)).second)
-    std::fprintf(stderr,
-                 "torusgather: auto on a %s torus (%lld ranks), blocks of %lld B; machine (%s): alpha %.3g us, "
-                 "beta %.3g ns/B, delta %.3g us/hop, overhead %.3g us/message%s; software per round: torusgather "
-                 "%.3g us, vendor %.3g us; predicted:\n%s",
-                 plan.torus.to_string().c_str(), static_cast<long long>(plan.torus.size()), block_bytes,
-                 plan.calibration->source.c_str(), m->alpha * 1e6, m->beta * 1e9, m->delta * 1e6, m->overhead * 1e6,
-                 m->shared_memory ? ", shared memory" : "", plan.calibration->tg_per_round * 1e6,
-                 plan.calibration->vendor_per_round * 1e6, format_table(candidates, best).c_str());
+  announce_predictions(plan, block_bytes, candidates, best);
   return MPI_SUCCESS;
-}
-
-/// auto's size classes: floor(log2 bytes).
-long size_class(long long block_bytes) {
-  long c = 0;
-  for (long long b = std::max(1LL, block_bytes); b > 1; b >>= 1) ++c;
-  return c;
 }
 
 /// Timed calls per candidate, besides a first untimed one (its schedule
@@ -744,11 +747,10 @@ const std::string* tuning_lookup(const Plan& plan, long long block_bytes) {
 /// allgather, modelled or not. Collective (the predictions).
 int start_trial(Plan& plan, long long block_bytes, long cls) {
   if (plan.trials.count(cls)) return MPI_SUCCESS;
-  std::string model;  // the model's choice, and its table under TORUSGATHER_VERBOSE
-  if (const int err = auto_choice(plan, block_bytes, &model); err != MPI_SUCCESS) return err;
   std::vector<Candidate> candidates;
   int best = -1;
   if (const int err = predictions(plan, block_bytes, &candidates, &best); err != MPI_SUCCESS) return err;
+  announce_predictions(plan, block_bytes, candidates, best);
   std::vector<const Candidate*> ranked;
   for (const Candidate& c : candidates)
     if (c.why_not.empty() && !c.named_only && c.name != "vendor") ranked.push_back(&c);
@@ -1312,7 +1314,7 @@ struct TG_Request_s {
   enum class Kind { local, vendor, schedule } kind = Kind::local;
   MPI_Comm comm = MPI_COMM_NULL;  ///< the user's (the vendor's calls)
   MPI_Comm own = MPI_COMM_NULL;   ///< a duplicate of the plan's: this request's messages alone
-  int rank = 0, size = 1;         ///< in own (rank: the torus rank)
+  int rank = 0;                   ///< in own: the torus rank
   torusgather::CallMemo call;
   const void* sendbuf = nullptr;
   int sendcount = 0;
@@ -1361,7 +1363,6 @@ int allgather_init(bool handle, const void* sendbuf, int sendcount, MPI_Datatype
   r->sendcount = sendcount;
   r->sendtype = sendtype;
   r->recvbuf = recvbuf;
-  r->size = size;
   r->call.recvcount = recvcount;
   r->call.recvtype = recvtype;
   // The vendor's allgather runs as MPI_Iallgather at each start, under MPI

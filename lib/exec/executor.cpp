@@ -270,24 +270,7 @@ int prepare_blocks(const Schedule& schedule, MPI_Comm comm, int recvcount, const
       lengths.push_back(static_cast<int>(range.second - range.first));
       displacements.push_back(v->displs[static_cast<std::size_t>(b)] + static_cast<MPI_Aint>(range.first) * extent);
     };
-    if (x.ranges) {
-      for (const auto& range : *x.ranges)
-        for (Rank b = range.first; b < range.second; ++b) add(b);
-    } else {
-      // The set's blocks: origin plus every multiple of each free axis' stride.
-      std::vector<int> axes;
-      for (int a = 0; a < t.ndims(); ++a)
-        if (x.blocks.free_axes & (1u << a)) axes.push_back(a);
-      std::vector<int> k(axes.size(), 0);
-      for (;;) {
-        Rank b = x.blocks.origin;
-        for (std::size_t i = 0; i < axes.size(); ++i) b += k[i] * t.stride(axes[i]);
-        add(b);
-        std::size_t i = 0;
-        while (i < axes.size() && ++k[i] == t.dim(axes[i])) k[i++] = 0;
-        if (i == axes.size()) break;
-      }
-    }
+    for_each_block(t, x, add);
     if (lengths.empty()) return MPI_SUCCESS;  // the receiver sees the same counts: no message
     if (lengths.size() == 1) return post(base + displacements[0], lengths[0], recvtype);
     return post_indexed(lengths, displacements, post);

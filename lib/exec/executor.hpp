@@ -48,8 +48,6 @@ class Prepared {
   /// Runs the rounds whose receives have arrived (all of them if `block`):
   /// *done once every round has arrived and every send completed.
   int progress(bool block, bool* done);
-  /// Whether started and not yet done.
-  bool active() const { return round_ < bound_recvs_.size() || sends_pending_; }
   /// Displacements of its indexed datatypes (what they hold in memory).
   std::size_t type_entries() const { return type_entries_; }
 

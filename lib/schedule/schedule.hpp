@@ -88,6 +88,31 @@ struct Transfer {
   bool routed() const { return peer >= 0; }
 };
 
+/// Calls f(rank) for every block of the set.
+template <class F>
+void for_each_block(const Torus& t, const BlockSet& b, F&& f) {
+  std::vector<int> free;
+  for (int a = 0; a < t.ndims(); ++a)
+    if (b.free_axes & (1u << a)) free.push_back(a);
+  std::vector<int> idx(free.size(), 0);
+  while (true) {
+    Rank r = b.origin;
+    for (std::size_t k = 0; k < free.size(); ++k) r += idx[k] * t.stride(free[k]);
+    f(r);
+    std::size_t k = 0;
+    while (k < free.size() && ++idx[k] == t.dim(free[k])) idx[k++] = 0;
+    if (k == free.size()) break;
+  }
+}
+
+/// Calls f(rank) for every block a transfer carries.
+template <class F>
+void for_each_block(const Torus& t, const Transfer& x, F&& f) {
+  if (!x.ranges) return for_each_block(t, x.blocks, f);
+  for (const auto& range : *x.ranges)
+    for (Rank b = range.first; b < range.second; ++b) f(b);
+}
+
 /// What one rank does in one round.
 struct RoundOps {
   std::vector<Transfer> sends;

@@ -19,31 +19,6 @@ void add_error(SimulationReport& rep, std::string e) {
   if (rep.errors.size() < kMaxErrors) rep.errors.push_back(std::move(e));
 }
 
-/// Calls f(rank) for every block of the set.
-template <class F>
-void for_each_block(const Torus& t, const BlockSet& b, F&& f) {
-  std::vector<int> free;
-  for (int a = 0; a < t.ndims(); ++a)
-    if (b.free_axes & (1u << a)) free.push_back(a);
-  std::vector<int> idx(free.size(), 0);
-  while (true) {
-    Rank r = b.origin;
-    for (std::size_t k = 0; k < free.size(); ++k) r += idx[k] * t.stride(free[k]);
-    f(r);
-    std::size_t k = 0;
-    while (k < free.size() && ++idx[k] == t.dim(free[k])) idx[k++] = 0;
-    if (k == free.size()) break;
-  }
-}
-
-/// Calls f(rank) for every block a transfer carries.
-template <class F>
-void for_each_block(const Torus& t, const Transfer& x, F&& f) {
-  if (!x.ranges) return for_each_block(t, x.blocks, f);
-  for (const auto& range : *x.ranges)
-    for (Rank b = range.first; b < range.second; ++b) f(b);
-}
-
 bool same_blocks(const Transfer& a, const Transfer& b) {
   if (a.ranges || b.ranges) return a.ranges && b.ranges && *a.ranges == *b.ranges;
   return a.blocks == b.blocks;
