@@ -17,8 +17,8 @@
 # the receiver (smpi/os, smpi/or). --ranks-per-node K: K ranks on every
 # torus node, consecutive ranks on one node; they share its links and talk
 # through its loopback link (--node-bw, --node-lat: the node's shared
-# memory); torusgather sees the torus D x K (TORUSGATHER_DIMS), the ranks of
-# a node along the last axis.
+# memory); torusgather sees the torus D x K (TORUSGATHER_DIMS and
+# TORUSGATHER_NODE_SIZE=K), the ranks of a node along the last axis.
 #
 # The platform is a SimGrid cluster with topology="TORUS", dimension-order
 # routing and simulate-computation off, so the times are deterministic. By
@@ -167,4 +167,7 @@ case "$sends" in
   *) echo "smpi-torus.sh: --sends must be auto, eager or synchronous" >&2; exit 2 ;;
 esac
 cfg+=("${extra[@]}")
-TORUSGATHER_DIMS="$tg_dims" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${cfg[@]}" "$@"
+# K > 1: torusgather is told that the last axis is a node's ranks.
+node_env=()
+[ "$per_node" -gt 1 ] && node_env=(TORUSGATHER_NODE_SIZE="$per_node")
+env TORUSGATHER_DIMS="$tg_dims" "${node_env[@]}" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${cfg[@]}" "$@"

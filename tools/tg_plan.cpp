@@ -38,7 +38,8 @@ void usage(FILE* out) {
                "               build_seconds, walk_seconds (stepping R's rounds) and plan_bytes (heap kept)\n"
                "               [--packets P]   (circulant: at most P blocks per link per round, p-gossip)\n"
                "               [--chord c]   (chordal-ring: C(N, c) with this chord; default: fewest rounds)\n"
-               "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1)\n"
+               "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1;\n"
+               "                                  node-*: g ranks per node on the last axis; default its side)\n"
                "               [--r R]   (bridgehead, bridgehead-coloured, cubgos: pick a, b, k for r = alpha/(s beta); torus-bruck: its radix; default %g)\n"
                "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k; torus-bruck: the radix k)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
@@ -530,8 +531,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tg-plan: --chord is for --algorithm chordal-ring\n");
       return 2;
     }
-    if (node_size != 0 && std::string(info->name) != "three-phase") {
-      std::fprintf(stderr, "tg-plan: --node-size is for --algorithm three-phase\n");
+    if (node_size != 0 && std::string(info->name) != "three-phase" && !info->node_aware) {
+      std::fprintf(stderr, "tg-plan: --node-size is for --algorithm three-phase and the node-* algorithms\n");
       return 2;
     }
     if (node_size < 0) {
@@ -541,7 +542,9 @@ int main(int argc, char** argv) {
     // The flags choose what the library's BuildContext carries.
     BuildContext build;
     std::vector<int> node_of;
-    if (node_size > 0) {
+    // node-*: the last axis is a node's ranks (its side unless --node-size says otherwise).
+    if (info->node_aware) build.node_ranks = node_size > 0 ? node_size : torus.dim(torus.ndims() - 1);
+    if (node_size > 0 && !info->node_aware) {
       node_of.resize(static_cast<std::size_t>(torus.size()));
       for (Rank k = 0; k < torus.size(); ++k) node_of[static_cast<std::size_t>(k)] = static_cast<int>(k / node_size);
       build.node_of = &node_of;

@@ -399,7 +399,7 @@ int machine_of(Plan& plan, const Machine** m) {
     if (everywhere) plan.calibration = std::move(cached);
     if (!plan.calibration) {
       auto c = std::make_unique<Calibration>();
-      int err = calibrate(plan.comm, plan.torus, c.get());
+      int err = calibrate(plan.comm, plan.torus, plan.node_ranks, c.get());
       if (err == MPI_SUCCESS) err = measure_software(plan, c.get());
       if (err != MPI_SUCCESS) return err;
       if (cacheable) {
@@ -420,6 +420,7 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
   ChoiceContext ctx;
   ctx.torus = &plan.torus;
   ctx.machine = m;
+  ctx.node_ranks = plan.node_ranks;
   ctx.vendor_model = vendor_model();
   ctx.root = plan.rank == 0;
 #ifdef TORUSGATHER_SMPI
@@ -443,6 +444,7 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
     build.packets = environment().circulant_packets;
     if (name == "three-phase" && plan.node_of.empty()) return MPI_ERR_INTERN;  // predictions() gathers it
     build.node_of = &plan.node_of;
+    build.node_ranks = plan.node_ranks;
     std::string key = name;
     if (info.tuned) {
       if (!params_for(choice_of(plan), info, block_bytes, &build.params, why)) return MPI_SUCCESS;
@@ -493,6 +495,7 @@ int tuned_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const
   try {
     inject_fault("build", plan.rank);
     BuildContext build;
+    build.node_ranks = plan.node_ranks;
     if (!params_for(ctx, info, block_bytes, &build.params, why)) return MPI_SUCCESS;
     const std::string key = std::string(info.name) + " " + build.params;
     const Schedule* s = nullptr;
@@ -531,6 +534,7 @@ int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::
     build.packets = environment().circulant_packets;  // p-gossip: at most p blocks per link per round
     if (name == "three-phase" && plan.node_of.empty()) return MPI_ERR_INTERN;  // choose() gathers it
     build.node_of = &plan.node_of;                     // the communicator's own nodes
+    build.node_ranks = plan.node_ranks;
     schedule = try_build(*find_algorithm(name), plan.torus, why, build);
     if (!schedule) {
       plan.declined[name] = *why;
@@ -643,13 +647,18 @@ void announce_predictions(Plan& plan, long long block_bytes, const std::vector<C
       !plan.announced.insert("auto/" + std::to_string(size_class(block_bytes))).second)
     return;
   const Machine& m = plan.calibration->machine;
+  char node[160] = "";
+  if (plan.node_ranks > 1)
+    std::snprintf(node, sizeof node, "; node axis (%d ranks per node, shared memory): alpha %.3g us, beta %.3g ns/B",
+                  plan.node_ranks, (m.node_alpha > 0 ? m.node_alpha : m.alpha) * 1e6,
+                  (m.node_beta > 0 ? m.node_beta : m.beta) * 1e9);
   std::fprintf(stderr,
                "torusgather: auto on a %s torus (%lld ranks), blocks of %lld B; machine (%s): alpha %.3g us, "
-               "beta %.3g ns/B, delta %.3g us/hop, overhead %.3g us/message%s; software per round: torusgather "
+               "beta %.3g ns/B, delta %.3g us/hop, overhead %.3g us/message%s%s; software per round: torusgather "
                "%.3g us, vendor %.3g us; predicted:\n%s",
                plan.torus.to_string().c_str(), static_cast<long long>(plan.torus.size()), block_bytes,
                plan.calibration->source.c_str(), m.alpha * 1e6, m.beta * 1e9, m.delta * 1e6, m.overhead * 1e6,
-               m.shared_memory ? ", shared memory" : "", plan.calibration->tg_per_round * 1e6,
+               m.shared_memory ? ", shared memory" : "", node, plan.calibration->tg_per_round * 1e6,
                plan.calibration->vendor_per_round * 1e6, format_table(candidates, best).c_str());
 }
 
@@ -1134,7 +1143,9 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
               ? std::to_string(size) + " ranks"
               : "a " + plan->torus.to_string() + " torus " +
                     (plan->source == TorusSource::topology_file ? "from TORUSGATHER_TOPOLOGY " : "") + "(" +
-                    std::to_string(size) + " ranks)";
+                    std::to_string(size) + " ranks" +
+                    (plan->node_ranks > 1 ? ", " + std::to_string(plan->node_ranks) + " per node on the last axis" : "") +
+                    ")";
       const std::string guess = plan->source == TorusSource::none && chosen != "vendor"
                                     ? " -- MPI_Dims_create's shape: no torus known: " + plan->torus_note
                                     : "";

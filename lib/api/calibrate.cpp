@@ -96,6 +96,8 @@ std::string implausible(const Machine& m, double raw_beta, double rate) {
     std::snprintf(text, sizeof text, "TORUSGATHER_TEST_FAULT=calibration");
   else if (m.alpha > 1e-3)
     std::snprintf(text, sizeof text, "alpha %.3g us is above 1 ms", m.alpha * 1e6);
+  else if (m.node_alpha > 1e-3)
+    std::snprintf(text, sizeof text, "the node axis's alpha %.3g us is above 1 ms", m.node_alpha * 1e6);
   else if (raw_beta <= 0)
     std::snprintf(text, sizeof text, "512 KiB messages were no slower than 128 KiB ones");
   else if (rate > 0 && 1 / raw_beta > 2 * rate)
@@ -104,12 +106,20 @@ std::string implausible(const Machine& m, double raw_beta, double rate) {
   return text;
 }
 
-Machine measure(MPI_Comm comm, const Torus& t, double* raw_beta) {
+Machine measure(MPI_Comm comm, const Torus& t, int node_ranks, double* raw_beta) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   const Roles roles(t);
   Machine m;
   if (roles.near < 0) return m;
+  if (node_ranks > 1) {
+    // The node axis: rank 0 and rank 1 share a node (the last axis).
+    const double small = bounce(comm, rank, {1}, kSmallBytes, kRepetitions) / 2;
+    const double large = bounce(comm, rank, {1}, kLargeBytes, kRepetitions / 2) / 2;
+    const double larger = bounce(comm, rank, {1}, kLargerBytes, kRepetitions / 2) / 2;
+    m.node_beta = std::max(1e-13, (larger - large) / (kLargerBytes - kLargeBytes));
+    m.node_alpha = std::max(1e-9, small - kSmallBytes * m.node_beta);
+  }
   // Half round trips between neighbours: t(m) = α + mβ.
   const double small = bounce(comm, rank, {roles.near}, kSmallBytes, kRepetitions) / 2;
   const double large = bounce(comm, rank, {roles.near}, kLargeBytes, kRepetitions / 2) / 2;
@@ -138,13 +148,16 @@ bool read_cache(const char* path, const std::string& key, Machine* m) {
   bool found = false;
   while (std::fgets(line, sizeof line, f)) {
     char p[32], dims[128], kind[32];
-    double a, b, d, o;
-    if (std::sscanf(line, "%31s %127s %31s %lg %lg %lg %lg", p, dims, kind, &a, &b, &d, &o) == 7 &&
-        key == std::string(p) + " " + dims + " " + kind && a > 0 && a <= 1e-3 && b > 0 && d >= 0 && o >= 0) {
+    double a, b, d, o, na = 0, nb = 0;  // the node axis's α and β: optional
+    const int n = std::sscanf(line, "%31s %127s %31s %lg %lg %lg %lg %lg %lg", p, dims, kind, &a, &b, &d, &o, &na, &nb);
+    if ((n == 7 || (n == 9 && na > 0 && na <= 1e-3 && nb > 0)) && key == std::string(p) + " " + dims + " " + kind &&
+        a > 0 && a <= 1e-3 && b > 0 && d >= 0 && o >= 0) {
       m->alpha = a;
       m->beta = b;
       m->delta = d;
       m->overhead = o;
+      m->node_alpha = n == 9 ? na : 0;
+      m->node_beta = n == 9 ? nb : 0;
       found = true;  // the last matching line wins
     }
   }
@@ -154,7 +167,9 @@ bool read_cache(const char* path, const std::string& key, Machine* m) {
 
 void write_cache(const char* path, const std::string& key, const Machine& m) {
   if (FILE* f = std::fopen(path, "a")) {
-    std::fprintf(f, "%s %.6e %.6e %.6e %.6e\n", key.c_str(), m.alpha, m.beta, m.delta, m.overhead);
+    std::fprintf(f, "%s %.6e %.6e %.6e %.6e", key.c_str(), m.alpha, m.beta, m.delta, m.overhead);
+    if (m.node_alpha > 0) std::fprintf(f, " %.6e %.6e", m.node_alpha, m.node_beta);
+    std::fprintf(f, "\n");
     std::fclose(f);
   }
 }
@@ -172,7 +187,7 @@ bool env_number(const char* name, bool zero_ok, double* out) {
 
 }  // namespace
 
-int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
+int calibrate(MPI_Comm comm, const Torus& torus, int node_ranks, Calibration* out) {
   int rank = 0, size = 0;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
@@ -209,7 +224,7 @@ int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
     std::string why;
     for (int attempt = 0; attempt < 3; ++attempt) {
       double raw_beta = 0;
-      m = measure(comm, torus, &raw_beta);
+      m = measure(comm, torus, node_ranks, &raw_beta);
       int bad = 0;
       if (rank == 0) {
         why = implausible(m, raw_beta, rate);
@@ -241,13 +256,20 @@ int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out) {
     if (env_number("TORUSGATHER_BANDWIDTH", false, &v)) m.beta = 1 / v, out->source += ", TORUSGATHER_BANDWIDTH";
     if (env_number("TORUSGATHER_DELTA", true, &v)) m.delta = v, out->source += ", TORUSGATHER_DELTA";
     if (env_number("TORUSGATHER_OVERHEAD", true, &v)) m.overhead = v, out->source += ", TORUSGATHER_OVERHEAD";
+    if (node_ranks > 1) {
+      if (env_number("TORUSGATHER_NODE_ALPHA", false, &v)) m.node_alpha = v, out->source += ", TORUSGATHER_NODE_ALPHA";
+      if (env_number("TORUSGATHER_NODE_BANDWIDTH", false, &v))
+        m.node_beta = 1 / v, out->source += ", TORUSGATHER_NODE_BANDWIDTH";
+    }
   }
-  double values[4] = {m.alpha, m.beta, m.delta, m.overhead};
-  if ((err = PMPI_Bcast(values, 4, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return err;
+  double values[6] = {m.alpha, m.beta, m.delta, m.overhead, m.node_alpha, m.node_beta};
+  if ((err = PMPI_Bcast(values, 6, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return err;
   m.alpha = values[0];
   m.beta = values[1];
   m.delta = values[2];
   m.overhead = values[3];
+  m.node_alpha = values[4];
+  m.node_beta = values[5];
   m.shared_memory = shared;
   out->machine = m;
 

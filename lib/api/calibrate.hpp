@@ -32,6 +32,9 @@ struct Calibration {
 /// cannot be a machine's (α above 1 ms, a bandwidth above twice rank 0's
 /// memory-copy rate, larger messages no slower) are measured again, up to
 /// three times, then rejected: never cached, said on stderr.
-int calibrate(MPI_Comm comm, const Torus& torus, Calibration* out);
+/// node_ranks k > 1: the torus's last axis is each node's ranks; rank 0
+/// also measures α and β against rank 1 on its node (TORUSGATHER_NODE_ALPHA
+/// and TORUSGATHER_NODE_BANDWIDTH replace them), and the cache line holds them.
+int calibrate(MPI_Comm comm, const Torus& torus, int node_ranks, Calibration* out);
 
 }  // namespace torusgather

@@ -180,6 +180,7 @@ int torus_from_file(MPI_Comm comm, const std::string& path, TorusFound* found, s
     }
   found->dims = dims;
   if (k > 1) found->dims.push_back(k);  // a node's ranks: the last (fastest) axis
+  found->node_ranks = k;
   found->source = TorusSource::topology_file;
   found->user_rank.assign(static_cast<std::size_t>(size), 0);
   bool identity = true;
@@ -276,8 +277,18 @@ int find_torus(MPI_Comm comm, TorusFound* found, std::string* why) {
     }
     long long product = 1;
     for (int n : dims) product *= n;
+    long g = 0;
+    std::string ignored;  // get_plan reports a malformed TORUSGATHER_NODE_SIZE
+    node_size_env(&g, &ignored);
     if (product == size) {
       found->dims = dims;
+      found->source = TorusSource::dims_env;
+      return MPI_SUCCESS;
+    }
+    if (g > 1 && product * g == size) {  // the node torus, and g ranks per node
+      found->dims = dims;
+      found->dims.push_back(static_cast<int>(g));
+      found->node_ranks = static_cast<int>(g);
       found->source = TorusSource::dims_env;
       return MPI_SUCCESS;
     }
@@ -350,6 +361,43 @@ int ensure_node_map(Plan& plan) {
   if (err != MPI_SUCCESS) plan.node_of.clear();
   return err;
 }
+
+namespace {
+
+/// The ranks per node where they form the torus's last axis, else 1:
+/// TORUSGATHER_NODE_SIZE=g if the last side is g, else (not under SimGrid)
+/// MPI_COMM_TYPE_SHARED if every node holds exactly the k ranks of one
+/// last-axis ring. Collective on comm (torus order) in the second case: a
+/// split and two allreduces, O(1) data per rank.
+int find_node_ranks(MPI_Comm comm, const Torus& t, long node_size, int* k) {
+  *k = 1;
+  const int last = t.dim(t.ndims() - 1);
+  if (t.ndims() < 2 || last < 2 || t.size() <= last) return MPI_SUCCESS;
+  if (node_size > 0) {
+    if (node_size == last) *k = last;
+    return MPI_SUCCESS;
+  }
+#ifdef SMPI_SHARED_MALLOC
+  return MPI_SUCCESS;  // node_map: SMPI's shared split hung on 216 ranks
+#else
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  MPI_Comm node = MPI_COMM_NULL;
+  int err = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  if (err != MPI_SUCCESS) return err;
+  int n = 0, lowest = rank;
+  PMPI_Comm_size(node, &n);
+  err = PMPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node);
+  PMPI_Comm_free(&node);
+  if (err != MPI_SUCCESS) return err;
+  int fits = n == last && lowest == rank - rank % last;
+  if ((err = PMPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_LAND, comm)) != MPI_SUCCESS) return err;
+  if (fits) *k = last;
+  return MPI_SUCCESS;
+#endif
+}
+
+}  // namespace
 
 Plan* find_plan(MPI_Comm comm) {
   // The attribute lookup is a hash-table search in MPI libraries; programs
@@ -427,6 +475,12 @@ int get_plan(MPI_Comm comm, Plan** out) {
       std::fflush(stderr);
     }
     PMPI_Barrier(comm);  // as for TORUSGATHER_DIMS above
+    PMPI_Comm_free(&plan->comm);
+    return err;
+  }
+  plan->node_ranks = found.node_ranks;
+  if (plan->node_ranks == 1 && plan->source != TorusSource::none &&
+      (err = find_node_ranks(plan->comm, plan->torus, node_size, &plan->node_ranks)) != MPI_SUCCESS) {
     PMPI_Comm_free(&plan->comm);
     return err;
   }

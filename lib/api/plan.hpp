@@ -62,6 +62,8 @@ struct TorusFound {
   /// (empty where they are the same), and this rank's torus rank.
   std::vector<int> user_rank;
   int torus_rank = -1;
+  /// Ranks per node, where they form the last axis (1: not known).
+  int node_ranks = 1;
 };
 
 struct Plan {
@@ -71,6 +73,9 @@ struct Plan {
   int rank = 0, size = 0;  ///< in comm
   Torus torus;
   TorusSource source = TorusSource::none;
+  /// k > 1: the torus's last axis is the k ranks of each node (shared
+  /// memory), the others the node torus (docs/usage.md, "Many ranks per node").
+  int node_ranks = 1;
   /// Source none: why no torus is known (auto then runs the vendor's
   /// allgather; a forced algorithm runs on MPI_Dims_create's shape).
   std::string torus_note;

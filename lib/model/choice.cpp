@@ -52,7 +52,17 @@ bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlg
 }
 
 ProfileCompute profiling(const Torus& torus, const std::string& name,
-                         std::function<int(const Schedule**, std::string*)> get) {
+                         std::function<int(const Schedule**, std::string*)> get, int node_ranks) {
+  if (node_ranks > 1 && (torus.size() <= kSteppedProfileLimit || name.rfind("node-", 0) == 0))
+    // The closed forms charge every rank its own links: step through, so
+    // that a node's ranks share theirs and the node axis is shared memory
+    // (a node-aware schedule at any size: its inner profile, composed).
+    return [&torus, node_ranks, get = std::move(get)](CostProfile* p, std::string* why) {
+      const Schedule* s = nullptr;
+      const int err = get(&s, why);
+      if (err == 0 && s) *p = profile(*s, kSteppedProfileLimit, &torus, node_ranks);
+      return err;
+    };
   if (torus.size() > kSteppedProfileLimit && !has_ring_profile(name, torus))
     return [&torus, name](CostProfile* p, std::string* why) {
       if (!closed_form_profile(name, torus, p)) *why = kNoClosedForm;
@@ -77,7 +87,9 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     c.name = info.name;
     c.named_only = info.not_selected != nullptr;
     c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(torus);
-    if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !has_closed_form(c.name) &&
+    if (c.why_not.empty() && info.node_aware && ctx.node_ranks < 2)
+      c.why_not = "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED)";
+    if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !info.node_aware && !has_closed_form(c.name) &&
         !has_ring_profile(c.name, torus))
       c.why_not = has_ring_profile(c.name, Torus({2})) ? kSideTooLong : kNoClosedForm;
     // Every rank builds what runs: the cycle search only up to the limit and
@@ -107,9 +119,12 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
       key = c.name + " r-bucket " + std::to_string(tuned_bucket(ctx, info, block_bytes));
     }
     const std::string name = c.name;
-    const ProfileCompute compute = profiling(torus, name, [&ctx, &name, block_bytes](const Schedule** s, std::string* why) {
-      return ctx.schedule_of(name, block_bytes, s, why);
-    });
+    const ProfileCompute compute = profiling(
+        torus, name,
+        [&ctx, &name, block_bytes](const Schedule** s, std::string* why) {
+          return ctx.schedule_of(name, block_bytes, s, why);
+        },
+        ctx.node_ranks);
     if (const int err = ctx.profile_of(key, compute, &c.profile, &c.why_not)) return err;
     c.per_round = ctx.tg_per_round;
     candidates.push_back(c);

@@ -26,6 +26,9 @@ struct ChoiceContext {
   Machine machine;
   std::string vendor_model;  ///< "ompi", "mpich", a single algorithm, or "" (unknown)
   bool simgrid = false;      ///< SimGrid SMPI's ring is the shift and its rd the tree
+  /// k > 1: the torus's last axis is each node's k ranks (shared memory);
+  /// the node-aware algorithms apply, and profiles charge the node's links.
+  int node_ranks = 1;
   bool root = true;          ///< where profiles are computed (rank 0; tg-plan)
   double tg_per_round = 0;
   double vendor_per_round = 0;
@@ -58,8 +61,10 @@ bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlg
 /// the schedule `get` gives is built (so that a shape it declines is known)
 /// and stepped through where no closed form is known; above, the closed
 /// form alone, nothing built.
+/// With a node axis (node_ranks > 1) up to that limit, stepped through with
+/// the node's links shared (profile()), closed forms unused.
 ProfileCompute profiling(const Torus& torus, const std::string& name,
-                         std::function<int(const Schedule**, std::string*)> get);
+                         std::function<int(const Schedule**, std::string*)> get, int node_ranks = 1);
 
 /// Every algorithm's and the vendor's row for blocks of `block_bytes`, and
 /// in *best the fastest (-1: none applies). An algorithm `auto` never

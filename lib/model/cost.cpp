@@ -5,29 +5,38 @@
 #include <cstdlib>
 #include <utility>
 
+#include "model/closed_form.hpp"
+#include "schedule/node_sliced.hpp"
 #include "simulate/simulate.hpp"
 
 namespace torusgather {
 namespace {
 
-constexpr int kFieldsPerRun = 6;
+constexpr int kFieldsPerRun = 7;
 
 /// The loads of one round: per directed link and per rank, reset cheaply
 /// by remembering what was touched.
 class RoundLoad {
  public:
-  RoundLoad(Rank ranks, int ports)
+  /// node_ranks k > 1: the last axis (`node_axis`) is each node's k ranks.
+  RoundLoad(Rank ranks, int ports, int node_ranks = 1, int node_axis = -1)
       : ports_(ports),
+        k_(node_ranks),
+        node_axis_(node_axis),
         link_(static_cast<std::size_t>(ranks * ports), 0.0),
         recv_(static_cast<std::size_t>(ranks), 0.0),
         sends_(static_cast<std::size_t>(ranks), 0),
         recvs_(static_cast<std::size_t>(ranks), 0) {}
 
   void link(Rank r, Port p, double blocks) {
-    double& l = link_[static_cast<std::size_t>(r * ports_ + p)];
-    if (l == 0) touched_links_.push_back(static_cast<std::size_t>(r * ports_ + p));
+    const bool node = k_ > 1 && port_axis(p) == node_axis_;
+    // A node's ranks share its network links: charged to its first rank's.
+    const Rank owner = k_ > 1 && !node ? r - r % k_ : r;
+    double& l = link_[static_cast<std::size_t>(owner * ports_ + p)];
+    if (l == 0) touched_links_.push_back(static_cast<std::size_t>(owner * ports_ + p));
     l += blocks;
-    cost_.link_blocks = std::max(cost_.link_blocks, l);
+    double& most = node ? cost_.node_blocks : cost_.link_blocks;
+    most = std::max(most, l);
   }
   void message(Rank from, Rank to, double blocks, int hops) {
     touch(from);
@@ -55,6 +64,7 @@ class RoundLoad {
     if (sends_[i] == 0 && recvs_[i] == 0) touched_ranks_.push_back(i);
   }
   int ports_;
+  int k_ = 1, node_axis_ = -1;
   std::vector<double> link_, recv_;
   std::vector<int> sends_, recvs_;
   std::vector<std::size_t> touched_links_, touched_ranks_;
@@ -100,7 +110,7 @@ std::vector<double> CostProfile::serialize() const {
   std::vector<double> out;
   for (const auto& [times, c] : runs)
     out.insert(out.end(), {static_cast<double>(times), c.link_blocks, c.recv_blocks, static_cast<double>(c.sends),
-                           static_cast<double>(c.recvs), static_cast<double>(c.hops)});
+                           static_cast<double>(c.recvs), static_cast<double>(c.hops), c.node_blocks});
   return out;
 }
 
@@ -113,6 +123,7 @@ CostProfile CostProfile::deserialize(const std::vector<double>& flat) {
     c.sends = static_cast<int>(flat[i + 3]);
     c.recvs = static_cast<int>(flat[i + 4]);
     c.hops = static_cast<int>(flat[i + 5]);
+    c.node_blocks = flat[i + 6];
     p.add(c, static_cast<long long>(flat[i]));
   }
   return p;
@@ -123,25 +134,68 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
   for (const auto& [times, c] : profile.runs) {
     if (c.sends == 0 && c.recvs == 0) continue;  // a round in which this schedule moves nothing
     const double bytes = (m.shared_memory ? c.recv_blocks : c.link_blocks) * block_bytes;
-    const double round = m.alpha + m.delta * std::max(0, c.hops - 1) + m.overhead * std::max(0, c.sends + c.recvs - 2) +
-                         m.beta * bytes;
+    const double software = m.overhead * std::max(0, c.sends + c.recvs - 2);
+    double round = 0;
+    if (c.link_blocks > 0 || c.node_blocks == 0)
+      round = m.alpha + m.delta * std::max(0, c.hops - 1) + software + m.beta * bytes;
+    if (c.node_blocks > 0) {
+      // The node's shared memory, at the same time as the network.
+      const double node = (m.node_alpha > 0 ? m.node_alpha : m.alpha) + (c.link_blocks > 0 ? 0 : software) +
+                          (m.node_beta > 0 ? m.node_beta : m.beta) * c.node_blocks * block_bytes;
+      round = std::max(round, node);
+    }
     t += static_cast<double>(times) * round;
   }
   return t;
 }
 
-CostProfile profile(const Schedule& s, long long step_limit, const Torus* physical) {
+namespace {
+
+/// A node-sliced schedule: its inner schedule's rounds with each link
+/// carrying the k slices, then floor(k/2) steps of the node ring, each
+/// moving one slice (N blocks) per direction, halves on an even ring's last.
+CostProfile node_sliced_profile(const NodeSlicedSchedule& s, long long step_limit) {
+  const int k = s.node_ranks();
+  CostProfile out;
+  CostProfile inner;
+  if (!closed_form_profile(s.inner().name(), s.inner().torus(), &inner) && !closed_form_profile(s.inner(), &inner))
+    inner = profile(s.inner(), step_limit);
+  for (auto [times, c] : inner.runs) {
+    c.link_blocks *= k;
+    out.add(c, times);
+  }
+  const auto N = static_cast<double>(s.nodes());
+  for (int step = 1; step <= k / 2; ++step) {
+    // Halves on an even ring's last step; with k = 2 both go to the one
+    // neighbour, over one link as every side of 2 here.
+    const double slice = k % 2 == 0 && step == k / 2 && k > 2 ? N / 2 : N;
+    RoundCost c;
+    c.node_blocks = slice;
+    c.recv_blocks = k == 2 ? N : 2 * slice;
+    c.sends = c.recvs = 2 * s.colours();
+    c.hops = 1;
+    out.add(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+CostProfile profile(const Schedule& s, long long step_limit, const Torus* physical, int node_ranks) {
+  if (const auto* sliced = dynamic_cast<const NodeSlicedSchedule*>(&s)) return node_sliced_profile(*sliced, step_limit);
   CostProfile out;
   const Torus& t = s.torus();
   const Rank P = t.size();
   // Calls of a torus schedule take its ports; all others cross `net`.
   const Torus& net = physical && physical->size() == P && !s.torus_network() ? *physical : t;
+  if (node_ranks > 1 && (net.ndims() < 2 || net.dim(net.ndims() - 1) != node_ranks)) node_ranks = 1;
   if (P > step_limit) {
     const StructuralProof proof = s.prove();
     if (proof.supported) {
       // Every round charged the proven maxima: each of the 2d ports busy.
       RoundCost c;
-      c.link_blocks = proof.max_link_blocks_per_round;
+      // A node's k ranks may all use one of its links at once.
+      c.link_blocks = proof.max_link_blocks_per_round * node_ranks;
       c.recv_blocks = proof.max_link_blocks_per_round * s.link_ports();
       c.sends = c.recvs = proof.max_link_messages_per_round * s.link_ports();
       c.hops = 1;
@@ -157,7 +211,7 @@ CostProfile profile(const Schedule& s, long long step_limit, const Torus* physic
   // circulant or chordal ring) is one MPI message from sender to receiver,
   // which the network routes in dimension order, whatever path the paper
   // drew for it.
-  RoundLoad load(P, net.ports());
+  RoundLoad load(P, net.ports(), node_ranks, net.ndims() - 1);
   RoundOps ops;
   for (long long round = 1; round <= s.rounds(); ++round) {
     for (Rank r = 0; r < P; ++r) {

@@ -21,9 +21,13 @@ struct RoundCost {
   int sends = 0;           ///< most messages one rank sends
   int recvs = 0;           ///< most messages one rank receives
   int hops = 0;            ///< the longest route (1: neighbours only)
+  /// Most data on one link of the node axis (shared memory), where the
+  /// torus's last axis is a node's ranks; link_blocks is then the busiest
+  /// network link of a node, the sum over the node's ranks.
+  double node_blocks = 0;
   friend bool operator==(const RoundCost& a, const RoundCost& b) {
     return a.link_blocks == b.link_blocks && a.recv_blocks == b.recv_blocks && a.sends == b.sends &&
-           a.recvs == b.recvs && a.hops == b.hops;
+           a.recvs == b.recvs && a.hops == b.hops && a.node_blocks == b.node_blocks;
   }
 };
 
@@ -49,11 +53,17 @@ struct Machine {
   double delta = 0;        ///< seconds per hop beyond the first
   double overhead = 0;     ///< seconds per message beyond one send and one receive
   bool shared_memory = false;
+  /// The node axis's α and β (shared memory between a node's ranks); 0: as
+  /// the network's.
+  double node_alpha = 0;
+  double node_beta = 0;
 };
 
 /// Predicted seconds of one allgather with blocks of `block_bytes`:
 /// Σ over rounds of α + δ·(hops−1) + o·(sends+recvs−2) + β·bytes, bytes being
-/// the busiest link's (or, in shared memory, the busiest receiver's).
+/// the busiest link's (or, in shared memory, the busiest receiver's). A
+/// round that also moves data on the node axis takes the longer of that
+/// and α_node + β_node·(the busiest node-axis link's bytes).
 double predict(const CostProfile& profile, const Machine& m, double block_bytes);
 
 /// Steps through every round of every rank and records its RoundCost
@@ -65,7 +75,13 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
 /// `physical` is the torus the ranks sit on, where it differs from the
 /// schedule's own (the circulant and the chordal ring are built on a ring of
 /// P ranks; their calls cross the communicator's torus).
-CostProfile profile(const Schedule& schedule, long long step_limit = 4096, const Torus* physical = nullptr);
+/// `node_ranks` k > 1: the physical torus's last axis is each node's k
+/// ranks: its links go to node_blocks, and the network links of a node's k
+/// ranks are one link (their loads add up). A node-aware schedule
+/// (NodeSlicedSchedule) is charged its inner schedule's profile with every
+/// link shared by the k slices, then its node ring.
+CostProfile profile(const Schedule& schedule, long long step_limit = 4096, const Torus* physical = nullptr,
+                    int node_ranks = 1);
 
 /// The allgathers an MPI library picks from (Open MPI's coll/tuned, MPICH,
 /// SimGrid SMPI's default of one isend/irecv per pair: `kLinear`), run on

@@ -10,6 +10,7 @@
 #include "schedule/hamiltonian.hpp"
 #include "schedule/hamiltonian_partial.hpp"
 #include "schedule/lee_code.hpp"
+#include "schedule/node_sliced.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/three_phase.hpp"
 #include "schedule/torus_bruck.hpp"
@@ -67,6 +68,17 @@ std::vector<RingParams> ring_params(const Torus& t, const BuildContext& c, const
   std::string why;
   if (!BridgeheadSchedule::parse(params_text(t, c, tuned), t, &p, &why)) throw std::invalid_argument(why);
   return p;
+}
+
+/// A node-sliced schedule over `inner` built on the node torus; throws
+/// where the context has no node axis.
+std::unique_ptr<Schedule> node_sliced(const Torus& t, const BuildContext& c,
+                                      std::unique_ptr<Schedule> (*inner)(const Torus&)) {
+  if (c.node_ranks < 2 || t.dim(t.ndims() - 1) != c.node_ranks)
+    throw std::invalid_argument(
+        "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED gives "
+        "the ranks per node)");
+  return std::make_unique<NodeSlicedSchedule>(t, inner(NodeSlicedSchedule::node_torus(t)));
 }
 
 }  // namespace
@@ -168,6 +180,27 @@ const std::vector<AlgorithmInfo>& algorithms() {
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> {
          return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::concentrate(t), "concentrate");
        }},
+      {"node-dim-rings",
+       "node-aware: rank j of every node runs dim-rings over the node torus with the blocks of every node's rank j (the node's links shared by its k ranks, no block sent twice over the network), then a ring of k inside each node (Juurlink, Rao & Sibeyn approach 1; Barriere, Cohen & Mitjana §4.1's phases)",
+       &NodeSlicedSchedule::not_applicable,
+       [](const Torus& t, const BuildContext& c) {
+         return node_sliced(t, c, [](const Torus& n) -> std::unique_ptr<Schedule> {
+           return std::make_unique<DimRingsSchedule>(n);
+         });
+       },
+       nullptr, nullptr, true},
+      {"node-hamiltonian",
+       "node-aware: hamiltonian's edge-disjoint cycles over the node torus per slice, then a ring of k inside each node (Meyer & Sibeyn §3)",
+       [](const Torus& t) {
+         std::string why = NodeSlicedSchedule::not_applicable(t);
+         return why.empty() ? HamiltonianSchedule::not_applicable(NodeSlicedSchedule::node_torus(t)) : why;
+       },
+       [](const Torus& t, const BuildContext& c) {
+         return node_sliced(t, c, [](const Torus& n) -> std::unique_ptr<Schedule> {
+           return std::make_unique<HamiltonianSchedule>(n);
+         });
+       },
+       nullptr, nullptr, true},
   };
   return table;
 }

@@ -28,6 +28,9 @@ struct BuildContext {
   /// torus-bruck: the software cost of a message beyond the round's first
   /// send and receive, as a fraction of the start-up α (the machine's o/α).
   double overhead_ratio = 0.5;
+  /// node-*: the ranks per node, which form the torus's last axis (1: one
+  /// rank per node, and the node-aware schedules decline).
+  int node_ranks = 1;
 };
 
 /// The algorithms whose a, b, k depend on the block size (circgos per axis,
@@ -52,6 +55,8 @@ struct AlgorithmInfo {
   const char* not_selected = nullptr;
   /// Non-null for the size-tuned algorithms.
   const TunedParams* tuned = nullptr;
+  /// Runs only where the torus's last axis is a node's ranks (node_ranks).
+  bool node_aware = false;
 };
 
 /// Every schedule algorithm, in the order `auto` prefers them for large blocks.

@@ -185,8 +185,27 @@ int main(int argc, char** argv) {
   auto cases = type_cases();
 
   // 1. Every shape the rank count factors into, forced with TORUSGATHER_DIMS
-  //    (read when a communicator's plan is built, so each dup gets its own).
-  for (const auto& dims : shapes_of(g_size)) {
+  //    (read when a communicator's plan is built, so each dup gets its own);
+  //    where the environment gives one of P ranks, that one alone (with
+  //    TORUSGATHER_NODE_SIZE: a torus whose last axis is a node's ranks).
+  std::vector<std::vector<int>> shapes = shapes_of(g_size);
+  if (const char* env = std::getenv("TORUSGATHER_DIMS"); env && *env) {
+    std::vector<int> dims;
+    for (const char* p = env; *p;) {
+      char* end = nullptr;
+      dims.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+      p = *end ? end + 1 : end;
+    }
+    long long product = 1;
+    for (int n : dims) product *= n;
+    const char* k = std::getenv("TORUSGATHER_NODE_SIZE");
+    if (k && std::atoi(k) > 1 && product * std::atoi(k) == g_size) {  // as the library reads them
+      dims.push_back(std::atoi(k));
+      product = g_size;
+    }
+    if (product == g_size) shapes = {dims};
+  }
+  for (const auto& dims : shapes) {
     setenv("TORUSGATHER_DIMS", shape_name(dims).c_str(), 1);
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);

@@ -9,6 +9,7 @@
 
 #include "model/cost.hpp"
 #include "model/selector.hpp"
+#include "schedule/node_sliced.hpp"
 #include "schedule/registry.hpp"
 #include "simulate/simulate.hpp"
 
@@ -206,6 +207,80 @@ TEST(ScheduleProfile, DimRingsRoundsAndMessages) {
   Machine m;
   m.overhead = 1e-7;
   EXPECT_GE(predict(structural, m, 1024), predict(stepped, m, 1024));
+}
+
+namespace {
+/// Runs another schedule's programs under a type the cost model does not
+/// know: profile() then steps through it like any schedule.
+class Opaque final : public Schedule {
+ public:
+  explicit Opaque(const Schedule& s) : Schedule(s.torus()), s_(s) {}
+  const char* name() const override { return "opaque"; }
+  long long rounds() const override { return s_.rounds(); }
+  int colours() const override { return s_.colours(); }
+  int claimed_max_link_messages_per_round() const override { return s_.claimed_max_link_messages_per_round(); }
+  std::unique_ptr<RankProgram> program(Rank r) const override { return s_.program(r); }
+
+ private:
+  const Schedule& s_;
+};
+}  // namespace
+
+// With k ranks per node on the last axis, a node's ranks share its network
+// links (their loads add up) and the node axis is charged to node_blocks.
+// node-dim-rings on 4x4 nodes of 2 and 3: its composed profile (the inner
+// dim-rings with k slices per link, then the node ring) equals stepping
+// through it on every rank.
+TEST(ScheduleProfile, NodeAxisSharesTheNodesLinks) {
+  for (int k : {2, 3, 4}) {
+    SCOPED_TRACE(k);
+    const Torus t({4, 4, k});
+    BuildContext c;
+    c.node_ranks = k;
+    std::string why;
+    auto s = try_build(*find_algorithm("node-dim-rings"), t, &why, c);
+    ASSERT_TRUE(s) << why;
+    const CostProfile composed = profile(*s, 4096, nullptr, k);
+    const CostProfile stepped = profile(Opaque(*s), 4096, nullptr, k);
+    EXPECT_EQ(composed.rounds(), stepped.rounds());
+    EXPECT_EQ(link_blocks(composed), link_blocks(stepped));
+    EXPECT_EQ(per_round(composed, &RoundCost::node_blocks), per_round(stepped, &RoundCost::node_blocks));
+    EXPECT_EQ(per_round(composed, &RoundCost::recv_blocks), per_round(stepped, &RoundCost::recv_blocks));
+    EXPECT_EQ(per_round(composed, &RoundCost::sends), per_round(stepped, &RoundCost::sends));
+    // dim-rings on 4x4 (2 + 2 rounds, 2 colours): half a block per colour and
+    // link in the first phase, k slices on each node link.
+    EXPECT_DOUBLE_EQ(link_blocks(composed)[0], 0.5 * k);
+    EXPECT_DOUBLE_EQ(per_round(composed, &RoundCost::node_blocks).back(), k == 4 ? 8 : 16);
+    // Without the node axis, every rank's links are its own.
+    EXPECT_DOUBLE_EQ(link_blocks(profile(Opaque(*s)))[0], 0.5);
+  }
+}
+
+// A round on the node axis alone costs the node's α and β; a round on both
+// the longer of the two.
+TEST(CostModel, NodeAxisHasItsOwnAlphaAndBeta) {
+  RoundCost node;
+  node.node_blocks = 4;
+  node.recv_blocks = 8;
+  node.sends = node.recvs = 1;
+  node.hops = 1;
+  RoundCost both = node;
+  both.link_blocks = 1;
+  CostProfile p;
+  p.add(node);
+  Machine m;
+  m.alpha = 10;
+  m.beta = 1;
+  EXPECT_DOUBLE_EQ(predict(p, m, 2), 10 + 4 * 2);  // no node figures: the network's
+  m.node_alpha = 1;
+  m.node_beta = 0.5;
+  EXPECT_DOUBLE_EQ(predict(p, m, 2), 1 + 0.5 * 4 * 2);
+  CostProfile q;
+  q.add(both);
+  EXPECT_DOUBLE_EQ(predict(q, m, 2), 10 + 1 * 2);   // the network's part is longer
+  m.node_beta = 10;
+  EXPECT_DOUBLE_EQ(predict(q, m, 2), 1 + 10 * 4 * 2);  // the node's is
+  EXPECT_EQ(CostProfile::deserialize(q.serialize()).runs, q.runs);
 }
 
 TEST(CostModel, OverheadDeltaAndSharedMemory) {

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A node-aware allgather for k ranks per node. The torus is the node torus
+// with the node's k ranks as its last axis (shared memory). Rank j of every
+// node drives slice j of the data, the blocks of the ranks j of all nodes,
+// with a torus schedule over the node torus: the k slices share the node's
+// 2d links, and no block crosses the network twice. A bidirectional ring
+// over the node's k ranks then exchanges the slices (the third phase of
+// Barrière, Cohen & Mitjana §4.1's accumulate/gossip/broadcast shape, run
+// with every rank of a node busy instead of one leader per node).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "schedule/schedule.hpp"
+
+namespace torusgather {
+
+class NodeSlicedSchedule final : public Schedule {
+ public:
+  /// `torus`: node torus x k; `inner`: a neighbour-only schedule on the
+  /// node torus (node_torus(torus)). Throws std::invalid_argument where
+  /// not_applicable says why.
+  NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Schedule> inner);
+  /// The torus without its last (node) axis.
+  static Torus node_torus(const Torus& torus);
+  /// Empty if it applies: at least 2 axes, the last of side k >= 2 and at
+  /// least 2 nodes.
+  static std::string not_applicable(const Torus& torus);
+  /// The inner schedule's rounds plus floor(k/2).
+  static long long formula_rounds(long long inner_rounds, int k) { return inner_rounds + k / 2; }
+
+  const char* name() const override { return name_.c_str(); }
+  long long rounds() const override { return rounds_; }
+  int colours() const override { return inner_->colours(); }
+  /// The inner schedule's claim; the node ring carries one transfer per colour.
+  int claimed_max_link_messages_per_round() const override;
+  std::unique_ptr<RankProgram> program(Rank r) const override;
+  std::string construction() const override { return inner_->construction(); }
+  /// The inner schedule's proof, lifted to every slice (an injective
+  /// relabelling of its blocks), plus the node ring's: floor(k/2) steps of
+  /// N-block sets deliver the other k-1 slices.
+  StructuralProof prove() const override;
+
+  const Schedule& inner() const { return *inner_; }
+  int node_ranks() const { return k_; }
+  /// Blocks in one slice (the node ring moves one per step and direction).
+  long long nodes() const { return inner_->torus().size(); }
+
+ private:
+  std::unique_ptr<Schedule> inner_;
+  std::string name_;
+  int k_ = 1;
+  long long rounds_ = 0;
+};
+
+}  // namespace torusgather
