@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // MPI test of the Boost.MPI adapter (boost_mpi.hpp): each form of
-// torusgather::all_gather gives what boost::mpi::all_gather gives, for MPI
+// torusgather::all_gather and all_gatherv gives what boost::mpi's gives, for MPI
 // datatypes (through TG_Allgather) and serialized types (Boost's own path);
 // errors throw boost::mpi::exception.
 #include <boost/mpi.hpp>
@@ -78,6 +78,35 @@ int main(int argc, char** argv) {
     boost::mpi::all_gather(world, v, vboosts);
     check(vours == vboosts, "all_gather of std::vector<int> values (serialized)");
   }
+  {  // all_gatherv: rank r gives r % 3 values (some none), packed and at
+     // displacements in reverse rank order with gaps.
+    std::vector<int> sizes(static_cast<std::size_t>(size)), displs(sizes.size());
+    int total = 0;
+    for (int r = 0; r < size; ++r) total += sizes[static_cast<std::size_t>(r)] = r % 3;
+    for (int r = size - 1, at = 0; r >= 0; --r) {
+      displs[static_cast<std::size_t>(r)] = at;
+      at += sizes[static_cast<std::size_t>(r)] + 1;
+    }
+    std::vector<long> mine(static_cast<std::size_t>(rank % 3));
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = 1000L * rank + static_cast<long>(i);
+    std::vector<long> ours, boosts;
+    torusgather::all_gatherv(world, mine, ours, sizes);
+    boost::mpi::all_gatherv(world, mine, boosts, sizes);
+    check(ours == boosts && static_cast<int>(ours.size()) == total, "all_gatherv(comm, vector, vector&, sizes)");
+    std::vector<long> raw(static_cast<std::size_t>(total + size), -1), braw(raw);
+    torusgather::all_gatherv(world, mine.data(), raw.data(), sizes, displs);
+    boost::mpi::all_gatherv(world, mine.data(), braw.data(), sizes, displs);
+    check(raw == braw, "all_gatherv(comm, const long*, long*, sizes, displs)");
+    std::vector<Point> pours(static_cast<std::size_t>(size)), pboosts(pours.size());
+    const std::vector<int> ones(static_cast<std::size_t>(size), 1);
+    torusgather::all_gatherv(world, Point{0.25 * rank, rank}, pours.data(), ones);
+    boost::mpi::all_gatherv(world, Point{0.25 * rank, rank}, pboosts.data(), ones);
+    check(pours == pboosts, "all_gatherv of one BOOST_IS_MPI_DATATYPE struct per rank");
+    std::vector<std::string> sours(static_cast<std::size_t>(size)), sboosts(sours.size());
+    torusgather::all_gatherv(world, std::string(static_cast<std::size_t>(rank), 'x'), sours.data(), ones);
+    boost::mpi::all_gatherv(world, std::string(static_cast<std::size_t>(rank), 'x'), sboosts.data(), ones);
+    check(sours == sboosts, "all_gatherv of std::string (serialized)");
+  }
   {  // Errors throw boost::mpi::exception, as Boost.MPI's own calls do.
     int cls = MPI_SUCCESS;
     const int x = rank;
@@ -96,6 +125,16 @@ int main(int argc, char** argv) {
       cls = e.error_class();
     }
     check(cls == MPI_ERR_COUNT, "a negative count through TG_Allgather throws boost::mpi::exception");
+  }
+  {  // sizes of the wrong length: MPI_ERR_ARG, not a read past the vector.
+    int cls = MPI_SUCCESS;
+    int x = rank, out = 0;
+    try {
+      torusgather::all_gatherv(world, &x, &out, std::vector<int>{1});
+    } catch (const boost::mpi::exception& e) {
+      cls = e.error_class();
+    }
+    check(size == 1 || cls == MPI_ERR_ARG, "all_gatherv with sizes of the wrong length throws MPI_ERR_ARG");
   }
   if (rank == 0) std::printf("torusgather::all_gather ran %s\n", chosen);
   return tg_test::finish("mpi.boost-api");
