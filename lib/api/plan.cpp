@@ -309,6 +309,26 @@ int find_torus(MPI_Comm comm, TorusFound* found, std::string* why) {
   return PMPI_Dims_create(size, 2, found->dims.data());
 }
 
+#ifndef SMPI_SHARED_MALLOC
+namespace {
+/// The lowest rank of comm on this rank's node (MPI_COMM_TYPE_SHARED) and
+/// how many ranks of comm share the node. Collective.
+int shared_node(MPI_Comm comm, int* lowest, int* ranks) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  // Key = rank: rank 0 of the node communicator is the node's lowest rank.
+  MPI_Comm node = MPI_COMM_NULL;
+  int err = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  if (err != MPI_SUCCESS) return err;
+  PMPI_Comm_size(node, ranks);
+  *lowest = rank;
+  err = PMPI_Bcast(lowest, 1, MPI_INT, 0, node);
+  PMPI_Comm_free(&node);
+  return err;
+}
+}  // namespace
+#endif
+
 int node_size_env(long* g, std::string* why) {
   *g = 0;
   const char* env = std::getenv("TORUSGATHER_NODE_SIZE");
@@ -339,16 +359,8 @@ int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why) {
   for (int r = 0; r < size; ++r) (*node_of)[static_cast<std::size_t>(r)] = r;
   return MPI_SUCCESS;
 #else
-  // Key = rank: rank 0 of the node communicator is the node's lowest rank.
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  MPI_Comm node = MPI_COMM_NULL;
-  int err = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  if (err != MPI_SUCCESS) return err;
-  int leader = rank;
-  err = PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
-  PMPI_Comm_free(&node);
-  if (err != MPI_SUCCESS) return err;
+  int leader = 0, ranks = 0;
+  if (const int err = shared_node(comm, &leader, &ranks); err != MPI_SUCCESS) return err;
   // PMPI_: under interposition MPI_Allgather would be torusgather again.
   return PMPI_Allgather(&leader, 1, MPI_INT, node_of->data(), 1, MPI_INT, comm);
 #endif
@@ -380,15 +392,9 @@ int find_node_ranks(MPI_Comm comm, const Torus& t, long node_size, int* k) {
 #ifdef SMPI_SHARED_MALLOC
   return MPI_SUCCESS;  // node_map: SMPI's shared split hung on 216 ranks
 #else
-  int rank = 0;
+  int rank = 0, lowest = 0, n = 0;
   PMPI_Comm_rank(comm, &rank);
-  MPI_Comm node = MPI_COMM_NULL;
-  int err = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  if (err != MPI_SUCCESS) return err;
-  int n = 0, lowest = rank;
-  PMPI_Comm_size(node, &n);
-  err = PMPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node);
-  PMPI_Comm_free(&node);
+  int err = shared_node(comm, &lowest, &n);
   if (err != MPI_SUCCESS) return err;
   int fits = n == last && lowest == rank - rank % last;
   if ((err = PMPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_LAND, comm)) != MPI_SUCCESS) return err;
