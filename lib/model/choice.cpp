@@ -137,8 +137,11 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
                      (ctx.vendor_model.empty() ? "" : " '" + ctx.vendor_model + "'") + " (TORUSGATHER_VENDOR_MODEL)";
   } else {
     vendor.detail = ctx.vendor_model + ": " + to_string(alg);
-    const ProfileCompute compute = [&torus, alg](CostProfile* p, std::string*) {
-      *p = vendor_profile(torus, alg);
+    const int k = ctx.node_ranks;
+    const ProfileCompute compute = [&torus, alg, k](CostProfile* p, std::string*) {
+      // With a node axis the closed forms would give every rank links of its own.
+      *p = k > 1 && torus.size() <= kSteppedProfileLimit ? vendor_profile_stepped(torus, alg, k)
+                                                          : vendor_profile(torus, alg);
       return 0;
     };
     if (const int err = ctx.profile_of(std::string("vendor ") + to_string(alg), compute, &vendor.profile, &vendor.why_not))

@@ -248,11 +248,12 @@ const char* to_string(VendorAlgorithm a) {
   return "?";
 }
 
-CostProfile vendor_profile_stepped(const Torus& t, VendorAlgorithm a) {
+CostProfile vendor_profile_stepped(const Torus& t, VendorAlgorithm a, int node_ranks) {
   const Rank P = t.size();
   CostProfile out;
   if (P < 2) return out;
-  RoundLoad load(P, t.ports());
+  if (node_ranks > 1 && (t.ndims() < 2 || t.dim(t.ndims() - 1) != node_ranks)) node_ranks = 1;
+  RoundLoad load(P, t.ports(), node_ranks, t.ndims() - 1);
   auto wrap = [P](Rank r) { return ((r % P) + P) % P; };
   switch (a) {
     case VendorAlgorithm::kTwoProc:
@@ -262,7 +263,7 @@ CostProfile vendor_profile_stepped(const Torus& t, VendorAlgorithm a) {
       out.add(load.finish(), P - 1);
       return out;
     case VendorAlgorithm::kNeighborExchange: {
-      if (P % 2) return vendor_profile_stepped(t, VendorAlgorithm::kRing);  // Open MPI's fallback for odd P
+      if (P % 2) return vendor_profile_stepped(t, VendorAlgorithm::kRing, node_ranks);  // Open MPI's fallback for odd P
       // Step 0: pairs (2i, 2i+1) swap their blocks; then P/2-1 steps in
       // which the pairs alternate between left and right neighbours and
       // swap the two blocks received last.
@@ -279,7 +280,7 @@ CostProfile vendor_profile_stepped(const Torus& t, VendorAlgorithm a) {
       return out;
     }
     case VendorAlgorithm::kRecursiveDoubling:
-      if (P & (P - 1)) return vendor_profile_stepped(t, VendorAlgorithm::kBruck);  // Open MPI's fallback
+      if (P & (P - 1)) return vendor_profile_stepped(t, VendorAlgorithm::kBruck, node_ranks);  // Open MPI's fallback
       for (Rank d = 1; d < P; d <<= 1) {
         for (Rank r = 0; r < P; ++r) routed_message(t, load, r, r ^ d, static_cast<double>(d));
         out.add(load.finish());

@@ -111,8 +111,10 @@ const char* to_string(VendorAlgorithm a);
 /// doubling tree on a P that is not a power of two is stepped through.
 CostProfile vendor_profile(const Torus& torus, VendorAlgorithm a);
 /// The same by routing every message of every step: O(P * messages * hops).
-/// The reference the closed forms are tested against.
-CostProfile vendor_profile_stepped(const Torus& torus, VendorAlgorithm a);
+/// The reference the closed forms are tested against. With node_ranks k > 1
+/// (the last axis is each node's ranks) a node's network links are shared
+/// by its k ranks and the node axis is charged to node_blocks, as profile().
+CostProfile vendor_profile_stepped(const Torus& torus, VendorAlgorithm a, int node_ranks = 1);
 
 /// Which algorithm the vendor's allgather runs for P ranks and blocks of
 /// `block_bytes`: "ompi" (Open MPI 4.1 coll/tuned's fixed decision, also

@@ -256,6 +256,22 @@ TEST(ScheduleProfile, NodeAxisSharesTheNodesLinks) {
   }
 }
 
+// The vendor's allgather on a torus with 2 ranks per node: the ring's
+// step moves one block over the node axis and one over each node's
+// network link; recursive doubling's first step (r ^ 1) stays in the
+// node, its later ones put both ranks' messages on the node's links.
+TEST(VendorProfile, NodeAxisSharesTheNodesLinks) {
+  const Torus t({4, 4, 2});
+  const CostProfile ring = vendor_profile_stepped(t, VendorAlgorithm::kRing, 2);
+  EXPECT_EQ(link_blocks(ring), std::vector<double>(31, 1.0));
+  EXPECT_EQ(per_round(ring, &RoundCost::node_blocks), std::vector<double>(31, 1.0));
+  const CostProfile rd = vendor_profile_stepped(t, VendorAlgorithm::kRecursiveDoubling, 2);
+  const CostProfile rd_own = vendor_profile_stepped(t, VendorAlgorithm::kRecursiveDoubling);
+  EXPECT_DOUBLE_EQ(link_blocks(rd)[0], 0.0);
+  EXPECT_DOUBLE_EQ(per_round(rd, &RoundCost::node_blocks)[0], 1.0);
+  EXPECT_DOUBLE_EQ(link_blocks(rd)[1], 2 * link_blocks(rd_own)[1]);
+}
+
 // A round on the node axis alone costs the node's α and β; a round on both
 // the longer of the two.
 TEST(CostModel, NodeAxisHasItsOwnAlphaAndBeta) {
