@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   for (const char* a : {"auto", "vendor", "dim-rings", "hamiltonian", "torus-bruck", "bridgehead-coloured",
-                        "partial-cycles-ti", "lee-code"}) {
+                        "partial-cycles-ti", "lee-code", "node-dim-rings"}) {
     char chosen[64] = "";
     TG_Algorithm_chosen(a, comm, chosen, sizeof chosen);
     if (std::string(a) != "auto" && std::string(a) != "vendor" && std::string(a) != "dim-rings" &&
