@@ -647,11 +647,15 @@ void announce_predictions(Plan& plan, long long block_bytes, const std::vector<C
       !plan.announced.insert("auto/" + std::to_string(size_class(block_bytes))).second)
     return;
   const Machine& m = plan.calibration->machine;
-  char node[160] = "";
+  char node[240] = "";
+  int used = 0;
   if (plan.node_ranks > 1)
-    std::snprintf(node, sizeof node, "; node axis (%d ranks per node, shared memory): alpha %.3g us, beta %.3g ns/B",
-                  plan.node_ranks, (m.node_alpha > 0 ? m.node_alpha : m.alpha) * 1e6,
-                  (m.node_beta > 0 ? m.node_beta : m.beta) * 1e9);
+    used = std::snprintf(node, sizeof node, "; node axis (%d ranks per node, shared memory): alpha %.3g us, beta %.3g ns/B",
+                         plan.node_ranks, (m.node_alpha > 0 ? m.node_alpha : m.alpha) * 1e6,
+                         (m.node_beta > 0 ? m.node_beta : m.beta) * 1e9);
+  if (m.inject_beta > 0 && used >= 0 && static_cast<std::size_t>(used) < sizeof node)
+    std::snprintf(node + used, sizeof node - static_cast<std::size_t>(used),
+                  "; injection limit %.3g GB/s per node, in and out together", 1e-9 / m.inject_beta);
   std::fprintf(stderr,
                "torusgather: auto on a %s torus (%lld ranks), blocks of %lld B; machine (%s): alpha %.3g us, "
                "beta %.3g ns/B, delta %.3g us/hop, overhead %.3g us/message%s%s; software per round: torusgather "

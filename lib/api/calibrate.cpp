@@ -72,6 +72,48 @@ double bounce(MPI_Comm comm, int rank, const std::vector<Rank>& peers, int bytes
   return best;
 }
 
+/// The distinct network neighbours of rank c (not on its node: the node
+/// axis is the last when node_ranks > 1).
+std::vector<Rank> network_neighbours(const Torus& t, Rank c, int node_ranks) {
+  std::vector<Rank> out;
+  const int axes = node_ranks > 1 ? t.ndims() - 1 : t.ndims();
+  for (Port p = 0; p < 2 * axes; ++p) {
+    const Rank n = t.neighbor(c, p);
+    if (n != c && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  }
+  return out;
+}
+
+/// Every rank of rank 0's node (ranks 0 .. node_ranks-1) swaps `bytes` with
+/// each of its network neighbours at once, so that the node sends and
+/// receives over all its links together; returns (on rank 0) the fastest
+/// repetition's time, and in *links how many neighbours each rank has.
+double exchange(MPI_Comm comm, const Torus& t, int node_ranks, int bytes, int reps, std::size_t* links) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  const Rank centre = rank % node_ranks;
+  std::vector<Rank> peers = network_neighbours(t, centre, node_ranks);
+  *links = peers.size();
+  if (rank >= node_ranks) {  // a neighbour of its centre's, or idle
+    if (std::find(peers.begin(), peers.end(), rank) == peers.end()) return 0;
+    peers.assign(1, centre);
+  }
+  const std::size_t n = peers.size();
+  std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes) * n);
+  std::vector<MPI_Request> req(2 * n);
+  double best = 1e30;
+  for (int k = 0; k < reps; ++k) {
+    const double t0 = PMPI_Wtime();
+    for (std::size_t i = 0; i < n; ++i) {
+      PMPI_Irecv(in.data() + i * bytes, bytes, MPI_BYTE, static_cast<int>(peers[i]), kCalibrationTag, comm, &req[i]);
+      PMPI_Isend(out.data(), bytes, MPI_BYTE, static_cast<int>(peers[i]), kCalibrationTag, comm, &req[n + i]);
+    }
+    PMPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+    best = std::min(best, PMPI_Wtime() - t0);
+  }
+  return best;
+}
+
 /// Rank 0's memory-copy rate (bytes per second): the fastest of a few
 /// copies of 8 MiB. No network moves data faster than twice that.
 double copy_rate() {
@@ -106,7 +148,7 @@ std::string implausible(const Machine& m, double raw_beta, double rate) {
   return text;
 }
 
-Machine measure(MPI_Comm comm, const Torus& t, int node_ranks, double* raw_beta) {
+Machine measure(MPI_Comm comm, const Torus& t, int node_ranks, bool shared, double* raw_beta) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   const Roles roles(t);
@@ -130,6 +172,19 @@ Machine measure(MPI_Comm comm, const Torus& t, int node_ranks, double* raw_beta)
   const double all = bounce(comm, rank, roles.neighbours, kSmallBytes, kRepetitions);
   *raw_beta = (larger - large) / (kLargerBytes - kLargeBytes);
   m.beta = std::max(1e-13, *raw_beta);
+  if (!shared) {
+    // The injection limit: the ranks of rank 0's node swap large messages
+    // with all their network neighbours at once. Where the time per byte
+    // grows faster than one link's, the node cannot drive all its links both
+    // ways at full rate.
+    std::size_t links = 0;
+    const double a = exchange(comm, t, node_ranks, kLargeBytes, kRepetitions / 4, &links);
+    const double b = exchange(comm, t, node_ranks, kLargerBytes, kRepetitions / 4, &links);
+    const double slope = (b - a) / (kLargerBytes - kLargeBytes);
+    // Bytes through the node per byte of one message: in and out, k ranks.
+    const auto through = static_cast<double>(2 * links * static_cast<std::size_t>(node_ranks));
+    if (links > 1 && slope > 1.05 * m.beta) m.inject_beta = slope / through;
+  }
   m.alpha = std::max(1e-9, small - kSmallBytes * m.beta);
   m.delta = std::max(0.0, far - small);
   const std::size_t extra = 2 * (roles.neighbours.size() - 1);
@@ -148,16 +203,19 @@ bool read_cache(const char* path, const std::string& key, Machine* m) {
   bool found = false;
   while (std::fgets(line, sizeof line, f)) {
     char p[32], dims[128], kind[32];
-    double a, b, d, o, na = 0, nb = 0;  // the node axis's α and β: optional
-    const int n = std::sscanf(line, "%31s %127s %31s %lg %lg %lg %lg %lg %lg", p, dims, kind, &a, &b, &d, &o, &na, &nb);
-    if ((n == 7 || (n == 9 && na > 0 && na <= 1e-3 && nb > 0)) && key == std::string(p) + " " + dims + " " + kind &&
-        a > 0 && a <= 1e-3 && b > 0 && d >= 0 && o >= 0) {
+    // Optional: the node axis's α and β (0 0 without one), the injection limit.
+    double a, b, d, o, na = 0, nb = 0, inj = 0;
+    const int n = std::sscanf(line, "%31s %127s %31s %lg %lg %lg %lg %lg %lg %lg", p, dims, kind, &a, &b, &d, &o, &na,
+                              &nb, &inj);
+    if ((n == 7 || ((n == 9 || n == 10) && na >= 0 && na <= 1e-3 && nb >= 0 && inj >= 0)) &&
+        key == std::string(p) + " " + dims + " " + kind && a > 0 && a <= 1e-3 && b > 0 && d >= 0 && o >= 0) {
       m->alpha = a;
       m->beta = b;
       m->delta = d;
       m->overhead = o;
-      m->node_alpha = n == 9 ? na : 0;
-      m->node_beta = n == 9 ? nb : 0;
+      m->node_alpha = na;
+      m->node_beta = nb;
+      m->inject_beta = inj;
       found = true;  // the last matching line wins
     }
   }
@@ -168,7 +226,8 @@ bool read_cache(const char* path, const std::string& key, Machine* m) {
 void write_cache(const char* path, const std::string& key, const Machine& m) {
   if (FILE* f = std::fopen(path, "a")) {
     std::fprintf(f, "%s %.6e %.6e %.6e %.6e", key.c_str(), m.alpha, m.beta, m.delta, m.overhead);
-    if (m.node_alpha > 0) std::fprintf(f, " %.6e %.6e", m.node_alpha, m.node_beta);
+    if (m.node_alpha > 0 || m.inject_beta > 0)
+      std::fprintf(f, " %.6e %.6e %.6e", m.node_alpha, m.node_beta, m.inject_beta);
     std::fprintf(f, "\n");
     std::fclose(f);
   }
@@ -224,7 +283,7 @@ int calibrate(MPI_Comm comm, const Torus& torus, int node_ranks, Calibration* ou
     std::string why;
     for (int attempt = 0; attempt < 3; ++attempt) {
       double raw_beta = 0;
-      m = measure(comm, torus, node_ranks, &raw_beta);
+      m = measure(comm, torus, node_ranks, shared, &raw_beta);
       int bad = 0;
       if (rank == 0) {
         why = implausible(m, raw_beta, rate);
@@ -256,20 +315,24 @@ int calibrate(MPI_Comm comm, const Torus& torus, int node_ranks, Calibration* ou
     if (env_number("TORUSGATHER_BANDWIDTH", false, &v)) m.beta = 1 / v, out->source += ", TORUSGATHER_BANDWIDTH";
     if (env_number("TORUSGATHER_DELTA", true, &v)) m.delta = v, out->source += ", TORUSGATHER_DELTA";
     if (env_number("TORUSGATHER_OVERHEAD", true, &v)) m.overhead = v, out->source += ", TORUSGATHER_OVERHEAD";
+    if (env_number("TORUSGATHER_INJECTION", true, &v))
+      m.inject_beta = v > 0 ? 1 / v : 0, out->source += ", TORUSGATHER_INJECTION";
     if (node_ranks > 1) {
       if (env_number("TORUSGATHER_NODE_ALPHA", false, &v)) m.node_alpha = v, out->source += ", TORUSGATHER_NODE_ALPHA";
       if (env_number("TORUSGATHER_NODE_BANDWIDTH", false, &v))
         m.node_beta = 1 / v, out->source += ", TORUSGATHER_NODE_BANDWIDTH";
     }
   }
-  double values[6] = {m.alpha, m.beta, m.delta, m.overhead, m.node_alpha, m.node_beta};
-  if ((err = PMPI_Bcast(values, 6, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return err;
+  double values[7] = {m.alpha, m.beta, m.delta, m.overhead, m.node_alpha, m.node_beta, m.inject_beta};
+  if ((err = PMPI_Bcast(values, 7, MPI_DOUBLE, 0, comm)) != MPI_SUCCESS) return err;
   m.alpha = values[0];
   m.beta = values[1];
   m.delta = values[2];
   m.overhead = values[3];
   m.node_alpha = values[4];
   m.node_beta = values[5];
+  m.inject_beta = values[6];
+  m.node_ranks = node_ranks;
   m.shared_memory = shared;
   out->machine = m;
 

@@ -136,8 +136,12 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
     const double bytes = (m.shared_memory ? c.recv_blocks : c.link_blocks) * block_bytes;
     const double software = m.overhead * std::max(0, c.sends + c.recvs - 2);
     double round = 0;
-    if (c.link_blocks > 0 || c.node_blocks == 0)
-      round = m.alpha + m.delta * std::max(0, c.hops - 1) + software + m.beta * bytes;
+    if (c.link_blocks > 0 || c.node_blocks == 0) {
+      // What a node's ranks send and receive must pass its injection limit.
+      const double injected = 2.0 * std::max(1, m.node_ranks) * c.recv_blocks * block_bytes;
+      round = m.alpha + m.delta * std::max(0, c.hops - 1) + software +
+              std::max(m.beta * bytes, m.inject_beta * injected);
+    }
     if (c.node_blocks > 0) {
       // The node's shared memory, at the same time as the network.
       const double node = (m.node_alpha > 0 ? m.node_alpha : m.alpha) + (c.link_blocks > 0 ? 0 : software) +

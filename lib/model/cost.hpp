@@ -57,13 +57,21 @@ struct Machine {
   /// the network's.
   double node_alpha = 0;
   double node_beta = 0;
+  /// A node's injection limit: seconds per byte of what its ranks send and
+  /// receive over the network together in a round (0: none below its
+  /// links). Charged as 2 · node_ranks · the round's busiest receiver,
+  /// since the schedules send about what they receive.
+  double inject_beta = 0;
+  int node_ranks = 1;
 };
 
 /// Predicted seconds of one allgather with blocks of `block_bytes`:
 /// Σ over rounds of α + δ·(hops−1) + o·(sends+recvs−2) + β·bytes, bytes being
 /// the busiest link's (or, in shared memory, the busiest receiver's). A
 /// round that also moves data on the node axis takes the longer of that
-/// and α_node + β_node·(the busiest node-axis link's bytes).
+/// and α_node + β_node·(the busiest node-axis link's bytes). With an
+/// injection limit, a network round's transfer term is at least
+/// inject_beta · 2 · node_ranks · (the busiest receiver's bytes).
 double predict(const CostProfile& profile, const Machine& m, double block_bytes);
 
 /// Steps through every round of every rank and records its RoundCost

@@ -272,6 +272,29 @@ TEST(VendorProfile, NodeAxisSharesTheNodesLinks) {
   EXPECT_DOUBLE_EQ(link_blocks(rd)[1], 2 * link_blocks(rd_own)[1]);
 }
 
+// A node that cannot drive all its links at once: a round's transfer term
+// is at least inject_beta for what the node's k ranks send and receive
+// (twice the busiest receiver's bytes, k times).
+TEST(CostModel, InjectionLimit) {
+  RoundCost c;
+  c.link_blocks = 1;
+  c.recv_blocks = 4;  // four links in use at once
+  c.sends = c.recvs = 4;
+  c.hops = 1;
+  CostProfile p;
+  p.add(c);
+  Machine m;
+  m.alpha = 0;
+  m.beta = 1;
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 1);
+  m.inject_beta = 0.25;  // the node moves 4 per unit of time in and out together
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * 4 * 0.25);
+  m.node_ranks = 2;
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * 2 * 4 * 0.25);
+  m.inject_beta = 0.01;  // above the links' rate: the links bound
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 1);
+}
+
 // A round on the node axis alone costs the node's α and β; a round on both
 // the longer of the two.
 TEST(CostModel, NodeAxisHasItsOwnAlphaAndBeta) {
