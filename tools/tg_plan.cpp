@@ -44,7 +44,7 @@ void usage(FILE* out) {
                "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k; torus-bruck: the radix k)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --dims D --select [--sizes 8,1k,64k,1m] [--vendor ompi|mpich|ring|...|none]\n"
-               "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--json]\n"
+               "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--node-size k] [--json]\n"
                "               what auto chooses per block size with these machine parameters (default: the\n"
                "               cost model's, alpha 1 us, 10 GB/s) and decide_seconds, rank 0's time for it\n"
                "       tg-plan --list\n"
@@ -344,7 +344,7 @@ void print_report(bool json, const char* name, const Torus& torus, const std::st
 /// tg-plan --select: the decision `auto` takes on rank 0 for each size
 /// (every profile computed here, as rank 0 does before broadcasting).
 int select_report(const Torus& torus, const std::vector<long long>& sizes, const Machine& machine,
-                  const std::string& vendor, bool json) {
+                  const std::string& vendor, bool json, int node_ranks) {
   std::map<std::string, CostProfile> profiles;
   std::map<std::string, std::string> no_profile;
   std::unique_ptr<Schedule> scratch;
@@ -353,6 +353,8 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
   ctx.torus = &torus;
   ctx.machine = machine;
   ctx.vendor_model = vendor;
+  ctx.node_ranks = node_ranks;
+  ctx.machine.node_ranks = node_ranks;
   ctx.params_cache = &params_cache;
   ctx.profile_of = [&](const std::string& key, const ProfileCompute& compute, const CostProfile** out,
                        std::string* why) {
@@ -378,6 +380,7 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
   ctx.schedule_of = [&](const std::string& name, long long block_bytes, const Schedule** out, std::string* why) {
     const AlgorithmInfo& info = *find_algorithm(name);
     BuildContext build;
+    build.node_ranks = node_ranks;
     if (info.tuned && !params_for(ctx, info, block_bytes, &build.params, why)) return 0;
     // As rank 0 does: one schedule at a time, built to be profiled and dropped.
     scratch = try_build(info, torus, why, build);
@@ -491,7 +494,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     try {
-      return select_report(Torus(parse_dims(dims_text)), sizes, machine, vendor == "none" ? "" : vendor, json);
+      const Torus torus(parse_dims(dims_text));
+      if (node_size < 0 || (node_size > 1 && (torus.ndims() < 2 || torus.dim(torus.ndims() - 1) != node_size))) {
+        std::fprintf(stderr, "tg-plan: --node-size with --select is the side of the torus's last axis\n");
+        return 2;
+      }
+      return select_report(torus, sizes, machine, vendor == "none" ? "" : vendor, json, std::max(1, node_size));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tg-plan: %s\n", e.what());
       return 2;

@@ -7,6 +7,7 @@
 
 #include "model/closed_form.hpp"
 #include "schedule/decomposition.hpp"
+#include "schedule/node_sliced.hpp"
 
 namespace torusgather {
 
@@ -53,26 +54,44 @@ bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlg
 
 ProfileCompute profiling(const Torus& torus, const std::string& name,
                          std::function<int(const Schedule**, std::string*)> get, int node_ranks) {
-  if (node_ranks > 1 && (torus.size() <= kSteppedProfileLimit || name.rfind("node-", 0) == 0))
-    // The closed forms charge every rank its own links: step through, so
-    // that a node's ranks share theirs and the node axis is shared memory
-    // (a node-aware schedule at any size: its inner profile, composed).
-    return [&torus, node_ranks, get = std::move(get)](CostProfile* p, std::string* why) {
+  // Closed forms charge every rank links of its own. A node's k ranks use
+  // the same ports at once in these symmetric schedules, so its links carry
+  // k times that (an overcharge on the node axis's own rounds).
+  const auto shared_by_node = [node_ranks](CostProfile* p) {
+    if (node_ranks > 1)
+      for (auto& run : p->runs) run.second.link_blocks *= node_ranks;
+  };
+  if (node_ranks > 1 && (name.rfind("node-", 0) == 0 ||
+                         (torus.size() <= kSteppedProfileLimit && !has_closed_form(name))))
+    // A node-aware schedule at any size (its inner profile, composed), and
+    // up to the limit one without a closed form: stepped through, a node's
+    // ranks sharing its links and the node axis charged as shared memory.
+    return [&torus, node_ranks, shared_by_node, get = std::move(get)](CostProfile* p, std::string* why) {
       const Schedule* s = nullptr;
       const int err = get(&s, why);
-      if (err == 0 && s) *p = profile(*s, kSteppedProfileLimit, &torus, node_ranks);
+      if (err == 0 && s) {
+        if (closed_form_profile(*s, p))  // bridgehead's, torus-bruck's: from the construction
+          shared_by_node(p);
+        else
+          *p = profile(*s, kSteppedProfileLimit, &torus, node_ranks);
+      }
       return err;
     };
   if (torus.size() > kSteppedProfileLimit && !has_ring_profile(name, torus))
-    return [&torus, name](CostProfile* p, std::string* why) {
+    return [&torus, name, shared_by_node](CostProfile* p, std::string* why) {
       if (!closed_form_profile(name, torus, p)) *why = kNoClosedForm;
+      shared_by_node(p);
       return 0;
     };
-  return [&torus, name, get = std::move(get)](CostProfile* p, std::string* why) {
+  return [&torus, name, node_ranks, shared_by_node, get = std::move(get)](CostProfile* p, std::string* why) {
     const Schedule* s = nullptr;
     const int err = get(&s, why);
-    if (err == 0 && s && !closed_form_profile(name, torus, p) && !closed_form_profile(*s, p))
-      *p = profile(*s, 4096, &torus);
+    if (err == 0 && s) {
+      if (closed_form_profile(name, torus, p) || closed_form_profile(*s, p))
+        shared_by_node(p);
+      else
+        *p = profile(*s, 4096, &torus, node_ranks);
+    }
     return err;
   };
 }
@@ -98,6 +117,11 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     if (c.why_not.empty() && c.name == "hamiltonian" && !decomposes_by_rule(torus) &&
         (torus.size() > kSteppedProfileLimit || torus.active_axes().size() > 4))
       c.why_not = kNeedsSearch;
+    if (c.why_not.empty() && c.name == "node-hamiltonian") {  // the same, on the node torus
+      const Torus nodes = NodeSlicedSchedule::node_torus(torus);
+      if (!decomposes_by_rule(nodes) && (nodes.size() > kSteppedProfileLimit || nodes.active_axes().size() > 4))
+        c.why_not = kNeedsSearch;
+    }
     if (!c.why_not.empty()) {
       candidates.push_back(c);
       continue;

@@ -61,8 +61,10 @@ bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlg
 /// the schedule `get` gives is built (so that a shape it declines is known)
 /// and stepped through where no closed form is known; above, the closed
 /// form alone, nothing built.
-/// With a node axis (node_ranks > 1) up to that limit, stepped through with
-/// the node's links shared (profile()), closed forms unused.
+/// With a node axis (node_ranks > 1): a node-aware schedule's profile is
+/// composed from its inner schedule's; the others' closed forms have their
+/// link loads times k (the node's ranks share its links), and a schedule
+/// without one is stepped through with the node's links shared.
 ProfileCompute profiling(const Torus& torus, const std::string& name,
                          std::function<int(const Schedule**, std::string*)> get, int node_ranks = 1);
 
