@@ -4,7 +4,7 @@
 // node drives slice j of the data, the blocks of the ranks j of all nodes,
 // with a torus schedule over the node torus: the k slices share the node's
 // 2d links, and no block crosses the network twice. A bidirectional ring
-// over the node's k ranks then exchanges the slices (the third phase of
+// over the node's k ranks (one way round a pair) then exchanges the slices (the third phase of
 // Barrière, Cohen & Mitjana §4.1's accumulate/gossip/broadcast shape, run
 // with every rank of a node busy instead of one leader per node).
 #pragma once
