@@ -1296,9 +1296,12 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
 
   std::string note, chosen = "self";
   const Schedule* schedule = nullptr;
+  long trial = kNoTrial;
   if (size > 1) {
+    // Every rank has the same counts, so the same largest block, size class
+    // and trial sequence: auto times allgatherv calls as allgather calls.
     const long long block_bytes = static_cast<long long>(largest) * rsize;
-    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note, nullptr)) != MPI_SUCCESS)
+    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
       return raise(comm, err);
     if (environment().verbose && rank == 0 && plan->announced.insert("v/" + requested + "/" + chosen).second)
       std::fprintf(stderr, "torusgather: allgatherv on %s%d ranks%s, largest block %lld B: %s%s%s\n",
@@ -1307,8 +1310,15 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
                        : ("a " + plan->torus.to_string() + " torus (").c_str(),
                    size, plan->source == TorusSource::none && chosen == "vendor" ? "" : ")", block_bytes,
                    chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
-    if (!schedule) return vendor();
   }
+  const double t0 = trial != kNoTrial ? PMPI_Wtime() : 0;
+  // A timed trial's time is recorded (collectively on its last call).
+  auto recorded = [&](int result) {
+    if (trial == kNoTrial) return result;
+    const int e = record_trial(*plan, trial, PMPI_Wtime() - t0);
+    return result != MPI_SUCCESS ? result : raise(comm, e);
+  };
+  if (size > 1 && !schedule) return recorded(vendor());
   char* own = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[rank]) * recv.extent;
   if (!in_place) {
     if (sendtype == recvtype && sendcount == recvcounts[rank] && is_contiguous(recvtype))
@@ -1318,7 +1328,7 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
       return raise(comm, err);
   }
   if (!schedule) return MPI_SUCCESS;  // one rank
-  return raise(comm, run_schedule_v(*plan, *schedule, recvcounts, displs, recvtype, recv, recvbuf));
+  return recorded(raise(comm, run_schedule_v(*plan, *schedule, recvcounts, displs, recvtype, recv, recvbuf)));
 }
 
 }  // namespace
