@@ -29,6 +29,18 @@ std::vector<T> per_round(const CostProfile& p, T RoundCost::*field) {
 std::vector<double> link_blocks(const CostProfile& p) { return per_round(p, &RoundCost::link_blocks); }
 std::vector<int> hops(const CostProfile& p) { return per_round(p, &RoundCost::hops); }
 
+/// One neighbour round: data on the busiest link and node-axis link, on the
+/// busiest receiver, and messages sent and received per rank.
+RoundCost neighbour_round(double link, double node, double recv, int messages) {
+  RoundCost c;
+  c.link_blocks = link;
+  c.node_blocks = node;
+  c.recv_blocks = recv;
+  c.sends = c.recvs = messages;
+  c.hops = 1;
+  return c;
+}
+
 Machine latency_only() {
   Machine m;
   m.alpha = 1;
@@ -276,13 +288,8 @@ TEST(VendorProfile, NodeAxisSharesTheNodesLinks) {
 // is at least inject_beta for what the node's k ranks send and receive
 // (twice the busiest receiver's bytes, k times).
 TEST(CostModel, InjectionLimit) {
-  RoundCost c;
-  c.link_blocks = 1;
-  c.recv_blocks = 4;  // four links in use at once
-  c.sends = c.recvs = 4;
-  c.hops = 1;
   CostProfile p;
-  p.add(c);
+  p.add(neighbour_round(1, 0, 4, 4));  // four links in use at once
   Machine m;
   m.alpha = 0;
   m.beta = 1;
@@ -298,13 +305,7 @@ TEST(CostModel, InjectionLimit) {
 // A round on the node axis alone costs the node's α and β; a round on both
 // the longer of the two.
 TEST(CostModel, NodeAxisHasItsOwnAlphaAndBeta) {
-  RoundCost node;
-  node.node_blocks = 4;
-  node.recv_blocks = 8;
-  node.sends = node.recvs = 1;
-  node.hops = 1;
-  RoundCost both = node;
-  both.link_blocks = 1;
+  const RoundCost node = neighbour_round(0, 4, 8, 1), both = neighbour_round(1, 4, 8, 1);
   CostProfile p;
   p.add(node);
   Machine m;
