@@ -170,12 +170,13 @@ CostProfile node_sliced_profile(const NodeSlicedSchedule& s, long long step_limi
   }
   const auto N = static_cast<double>(s.nodes());
   for (int step = 1; step <= k / 2; ++step) {
-    // Halves on an even ring's last step; with k = 2 the whole slice one way.
+    // Halves on an even ring's last step; with k = 2 both go to the one
+    // neighbour, over one link as every side of 2 here.
     const double slice = k % 2 == 0 && step == k / 2 && k > 2 ? N / 2 : N;
     RoundCost c;
     c.node_blocks = slice;
     c.recv_blocks = k == 2 ? N : 2 * slice;
-    c.sends = c.recvs = (k == 2 ? 1 : 2) * s.colours();
+    c.sends = c.recvs = 2 * s.colours();
     c.hops = 1;
     out.add(c);
   }

@@ -43,13 +43,6 @@ class NodeSlicedProgram final : public RankProgram {
     // sides: the one travelling towards +axis carries the first half.
     const bool halves = k_ % 2 == 0 && step == k_ / 2;
     const auto colours = static_cast<std::uint16_t>(s_.colours());
-    if (k_ == 2) {  // as dim-rings on a side of 2: the whole slice one way
-      for (std::uint16_t c = 0; c < colours; ++c) {
-        ops.recvs.push_back({make_port(axis, false), slice(1), Piece{c, colours, 0}});
-        ops.sends.push_back({make_port(axis, true), slice(0), Piece{c, colours, 0}});
-      }
-      return;
-    }
     for (std::uint16_t c = 0; c < colours; ++c) {
       const Piece plus{c, colours, static_cast<std::uint8_t>(halves ? 1 : 0)};
       const Piece minus{c, colours, static_cast<std::uint8_t>(halves ? 2 : 0)};
@@ -111,8 +104,8 @@ StructuralProof NodeSlicedSchedule::prove() const {
   const auto N = static_cast<double>(nodes());
   proof.rounds = rounds_;
   proof.max_link_messages_per_round = claimed_max_link_messages_per_round();
-  // A link carries a whole slice per step (with k = 2 one way round the pair).
-  proof.max_link_blocks_per_round = std::max(proof.max_link_blocks_per_round, N);
+  // A link carries a whole slice per step, half of one on an even ring's last.
+  proof.max_link_blocks_per_round = std::max(proof.max_link_blocks_per_round, k_ == 2 ? N / 2 : N);
   proof.volume_per_rank_blocks += static_cast<double>(k_ - 1) * N;
   proof.detail = "each of the " + std::to_string(k_) + " slices: " + proof.detail + "; then a ring of " +
                  std::to_string(k_) + " over the node's ranks";
