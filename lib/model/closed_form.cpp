@@ -121,14 +121,8 @@ CostProfile dim_rings_profile(const Torus& t) {
       const int n = t.dim(axis);
       const bool halves = n % 2 == 0 && round - start[i] == n / 2;
       const double blocks = group[i] / k * (halves ? 0.5 : 1.0);
-      if (n == 2) {  // one message each way round the pair: the whole part
-        per_axis[static_cast<std::size_t>(axis)] += 2 * blocks;
-        c.sends += 1;
-        c.recvs += 1;
-        c.recv_blocks += 2 * blocks;
-        continue;
-      }
-      per_axis[static_cast<std::size_t>(axis)] += blocks;
+      // A side of 2: both halves reach the one neighbour over one link (profile()).
+      per_axis[static_cast<std::size_t>(axis)] += n == 2 ? 2 * blocks : blocks;
       c.sends += 2;
       c.recvs += 2;
       c.recv_blocks += 2 * blocks;

@@ -51,15 +51,6 @@ class DimRingsProgram final : public RankProgram {
       const auto group = [&](long long delta) {
         return BlockSet{t.clear_axes(t.shift(self_, axis, delta), done), done};
       };
-      if (n == 2) {
-        // Both ports lead to the one neighbour: the whole part goes one way,
-        // one message instead of two halves (the network takes one link for
-        // both anyway).
-        const Piece whole{static_cast<std::uint16_t>(c), colours, 0};
-        ops.recvs.push_back({make_port(axis, false), group(-1), whole});
-        ops.sends.push_back({make_port(axis, true), group(0), whole});
-        continue;
-      }
       // Travelling towards +axis: received on the minus port, from step ago.
       ops.recvs.push_back({make_port(axis, false), group(-at.step), piece(true)});
       ops.recvs.push_back({make_port(axis, true), group(at.step), piece(false)});
@@ -91,7 +82,7 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus) : Schedule(torus), axes_(
       double group = 1;  // blocks per message: the sides gathered so far
       for (int f = 0; f < at.phase; ++f) group *= torus.dim(phase_axis(c, f));
       const int n = torus.dim(axis);
-      blocks[axis] += group / colours() * ((n % 2 == 0 && at.step == n / 2 && n > 2) ? 0.5 : 1.0);
+      blocks[axis] += group / colours() * ((n % 2 == 0 && at.step == n / 2) ? 0.5 : 1.0);
     }
     max_link_messages_ = std::max(max_link_messages_, *std::max_element(per_axis.begin(), per_axis.end()));
     max_link_blocks_ = std::max(max_link_blocks_, *std::max_element(blocks.begin(), blocks.end()));
