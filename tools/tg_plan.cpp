@@ -353,7 +353,6 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
   ctx.torus = &torus;
   ctx.machine = machine;
   ctx.vendor_model = vendor;
-  ctx.node_ranks = node_ranks;
   ctx.machine.node_ranks = node_ranks;
   ctx.params_cache = &params_cache;
   ctx.profile_of = [&](const std::string& key, const ProfileCompute& compute, const CostProfile** out,

@@ -420,7 +420,9 @@ ChoiceContext context_of(Plan& plan, const Machine& m) {
   ChoiceContext ctx;
   ctx.torus = &plan.torus;
   ctx.machine = m;
-  ctx.node_ranks = plan.node_ranks;
+  // The plan's, not the calibration's: a calibration serves every shape laid
+  // over the same ranks (machine_of).
+  ctx.machine.node_ranks = plan.node_ranks;
   ctx.vendor_model = vendor_model();
   ctx.root = plan.rank == 0;
 #ifdef TORUSGATHER_SMPI

@@ -332,7 +332,6 @@ int calibrate(MPI_Comm comm, const Torus& torus, int node_ranks, Calibration* ou
   m.node_alpha = values[4];
   m.node_beta = values[5];
   m.inject_beta = values[6];
-  m.node_ranks = node_ranks;
   m.shared_memory = shared;
   out->machine = m;
 

@@ -106,7 +106,7 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     c.name = info.name;
     c.named_only = info.not_selected != nullptr;
     c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(torus);
-    if (c.why_not.empty() && info.node_aware && ctx.node_ranks < 2)
+    if (c.why_not.empty() && info.node_aware && ctx.machine.node_ranks < 2)
       c.why_not = "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED)";
     if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !info.node_aware && !has_closed_form(c.name) &&
         !has_ring_profile(c.name, torus))
@@ -148,7 +148,7 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
         [&ctx, &name, block_bytes](const Schedule** s, std::string* why) {
           return ctx.schedule_of(name, block_bytes, s, why);
         },
-        ctx.node_ranks);
+        ctx.machine.node_ranks);
     if (const int err = ctx.profile_of(key, compute, &c.profile, &c.why_not)) return err;
     c.per_round = ctx.tg_per_round;
     candidates.push_back(c);
@@ -161,7 +161,7 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
                      (ctx.vendor_model.empty() ? "" : " '" + ctx.vendor_model + "'") + " (TORUSGATHER_VENDOR_MODEL)";
   } else {
     vendor.detail = ctx.vendor_model + ": " + to_string(alg);
-    const int k = ctx.node_ranks;
+    const int k = ctx.machine.node_ranks;
     const ProfileCompute compute = [&torus, alg, k](CostProfile* p, std::string*) {
       // With a node axis the closed forms would give every rank links of its own.
       *p = k > 1 && torus.size() <= kSteppedProfileLimit ? vendor_profile_stepped(torus, alg, k)

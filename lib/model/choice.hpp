@@ -23,12 +23,12 @@ using ProfileCompute = std::function<int(CostProfile*, std::string* why)>;
 
 struct ChoiceContext {
   const Torus* torus = nullptr;
+  /// machine.node_ranks k > 1: the torus's last axis is each node's k ranks
+  /// (shared memory); the node-aware algorithms apply, and profiles charge
+  /// the node's links.
   Machine machine;
   std::string vendor_model;  ///< "ompi", "mpich", a single algorithm, or "" (unknown)
   bool simgrid = false;      ///< SimGrid SMPI's ring is the shift and its rd the tree
-  /// k > 1: the torus's last axis is each node's k ranks (shared memory);
-  /// the node-aware algorithms apply, and profiles charge the node's links.
-  int node_ranks = 1;
   bool root = true;          ///< where profiles are computed (rank 0; tg-plan)
   double tg_per_round = 0;
   double vendor_per_round = 0;

@@ -62,7 +62,7 @@ struct Machine {
   /// links). Charged as 2 · node_ranks · the round's busiest receiver,
   /// since the schedules send about what they receive.
   double inject_beta = 0;
-  int node_ranks = 1;
+  int node_ranks = 1;  ///< k > 1: the torus's last axis is each node's k ranks (set per plan)
 };
 
 /// Predicted seconds of one allgather with blocks of `block_bytes`:
