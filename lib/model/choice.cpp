@@ -26,7 +26,10 @@ bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long b
   }
   const long bucket = tuned_bucket(ctx, info, block_bytes);
   build.r = std::exp2(static_cast<double>(bucket));
-  if (ctx.machine.alpha > 0) build.overhead_ratio = ctx.machine.overhead / ctx.machine.alpha;
+  if (ctx.machine.alpha > 0) {
+    build.overhead_ratio = ctx.machine.overhead / ctx.machine.alpha;
+    build.round_ratio = ctx.tg_per_round / ctx.machine.alpha;
+  }
   if (!ctx.params_cache) return tuned_params(info, *ctx.torus, build, params, why);
   auto& known = (*ctx.params_cache)[info.name];
   auto it = known.find(bucket);
@@ -87,7 +90,8 @@ ProfileCompute profiling(const Torus& torus, const std::string& name,
     const Schedule* s = nullptr;
     const int err = get(&s, why);
     if (err == 0 && s) {
-      if (closed_form_profile(name, torus, p) || closed_form_profile(*s, p))
+      // The built schedule's own first: a size-tuned variant differs from the name's.
+      if (closed_form_profile(*s, p) || closed_form_profile(name, torus, p))
         shared_by_node(p);
       else
         *p = profile(*s, 4096, &torus, node_ranks);

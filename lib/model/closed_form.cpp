@@ -89,47 +89,38 @@ RoundCost shift_round(const Torus& t, Rank i, double blocks, int parity = -1) {
 }
 
 /// dim-rings (Juurlink, Rao & Sibeyn, approach 1): in each round every
-/// colour still working sends one message each way along its phase's axis;
-/// colours on the same axis share its links.
-CostProfile dim_rings_profile(const Torus& t) {
-  const DimRingsSchedule s(t);
+/// colour sends one message each way along its phase's axis (one, towards
+/// +axis, where its antipode goes whole); colours on the same axis share
+/// its links.
+CostProfile dim_rings_profile(const DimRingsSchedule& s) {
+  const Torus& t = s.torus();
   CostProfile out;
-  const int k = s.colours();
-  std::vector<long long> length(static_cast<std::size_t>(t.ndims()));
-  for (int a = 0; a < t.ndims(); ++a) length[static_cast<std::size_t>(a)] = t.dim(a) / 2;
-  // Per colour: its phase, the round the phase started after, and the
-  // blocks (in whole blocks) each of its messages carries before the colour cut.
-  std::vector<int> phase(static_cast<std::size_t>(k), 0);
-  std::vector<long long> start(static_cast<std::size_t>(k), 0);
-  std::vector<double> group(static_cast<std::size_t>(k), 1.0);
-  std::vector<double> per_axis(static_cast<std::size_t>(t.ndims()));
-  for (long long round = 1; round <= s.rounds(); ++round) {
-    std::fill(per_axis.begin(), per_axis.end(), 0.0);
-    RoundCost c;
+  std::vector<double> dir[2];
+  RoundCost c;
+  long long current = 0;
+  const auto flush = [&] {
+    for (std::size_t a = 0; a < dir[0].size(); ++a)
+      // A side of 2: both directions reach the one neighbour over one link (profile()).
+      c.link_blocks = std::max(c.link_blocks, t.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a]
+                                                                              : std::max(dir[0][a], dir[1][a]));
+    if (c.sends > 0) out.add(c);
+    c = RoundCost{};
     c.hops = 1;
-    for (int col = 0; col < k; ++col) {
-      auto i = static_cast<std::size_t>(col);
-      // Skip finished phases (sides of 1 have none: they are not colours' axes).
-      while (phase[i] < k && round > start[i] + length[static_cast<std::size_t>(s.phase_axis(col, phase[i]))]) {
-        const int axis = s.phase_axis(col, phase[i]);
-        start[i] += length[static_cast<std::size_t>(axis)];
-        group[i] *= t.dim(axis);
-        ++phase[i];
-      }
-      if (phase[i] >= k) continue;
-      const int axis = s.phase_axis(col, phase[i]);
-      const int n = t.dim(axis);
-      const bool halves = n % 2 == 0 && round - start[i] == n / 2;
-      const double blocks = group[i] / k * (halves ? 0.5 : 1.0);
-      // A side of 2: both halves reach the one neighbour over one link (profile()).
-      per_axis[static_cast<std::size_t>(axis)] += n == 2 ? 2 * blocks : blocks;
-      c.sends += 2;
-      c.recvs += 2;
-      c.recv_blocks += 2 * blocks;
+    for (auto& d : dir) d.assign(static_cast<std::size_t>(t.ndims()), 0.0);
+  };
+  flush();
+  s.for_each_step([&](long long round, const DimRingsSchedule::ColourStep& step) {
+    if (round != current) {
+      flush();
+      current = round;
     }
-    c.link_blocks = *std::max_element(per_axis.begin(), per_axis.end());
-    out.add(c);
-  }
+    c.sends += step.messages;
+    c.recvs += step.messages;
+    c.recv_blocks += step.messages * step.blocks;
+    dir[1][static_cast<std::size_t>(step.axis)] += step.blocks;
+    if (step.messages == 2) dir[0][static_cast<std::size_t>(step.axis)] += step.blocks;
+  });
+  flush();
   return out;
 }
 
@@ -165,6 +156,7 @@ bool has_closed_form(const std::string& algorithm) { return algorithm == "dim-ri
 bool has_ring_profile(const std::string& algorithm, const Torus& torus) {
   if (algorithm == "concentrate") return true;  // a = 1, b = 3, k = 1: no search
   if (algorithm == "torus-bruck") return true;  // O(k log P) parts, a search over 2d radices
+  if (algorithm == "dim-rings") return true;    // O(rounds · d), the variant for the block size
   if (algorithm != "bridgehead" && algorithm != "bridgehead-coloured") return false;
   for (int axis : torus.active_axes())
     if (torus.dim(axis) > kRingProfileSideLimit) return false;
@@ -195,6 +187,10 @@ CostProfile torus_bruck_profile(const TorusBruckSchedule& s) {
 }
 
 bool closed_form_profile(const Schedule& schedule, CostProfile* out) {
+  if (const auto* d = dynamic_cast<const DimRingsSchedule*>(&schedule)) {
+    *out = dim_rings_profile(*d);
+    return true;
+  }
   if (const auto* k = dynamic_cast<const TorusBruckSchedule*>(&schedule)) {
     *out = torus_bruck_profile(*k);
     return true;
@@ -215,8 +211,8 @@ bool closed_form_profile(const Schedule& schedule, CostProfile* out) {
 }
 
 bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out) {
-  if (algorithm == "dim-rings") {
-    *out = dim_rings_profile(torus);
+  if (algorithm == "dim-rings") {  // the paper's variant: d colours, halves
+    *out = dim_rings_profile(DimRingsSchedule(torus));
     return true;
   }
   if (algorithm == "hamiltonian") {

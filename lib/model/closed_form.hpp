@@ -41,19 +41,20 @@ constexpr const char* kSideTooLong =
     "TORUSGATHER_TUNE)";
 
 /// Whether `algorithm` on `torus` gets its profile from a built schedule's
-/// rings, or torus-bruck's parts (closed_form_profile(const Schedule&)),
-/// above kSteppedProfileLimit.
+/// rings, torus-bruck's parts or dim-rings' variant
+/// (closed_form_profile(const Schedule&)), above kSteppedProfileLimit.
 bool has_ring_profile(const std::string& algorithm, const Torus& torus);
 
 /// The profile of a built schedule from its construction where it has one
 /// (bridgehead and its variants: from one ring per side, O(rounds * n)
-/// calls, not P ranks; torus-bruck: from its parts, O(k log P)); false
-/// otherwise.
+/// calls, not P ranks; torus-bruck: from its parts, O(k log P); dim-rings:
+/// from its colours' steps, O(rounds * d)); false otherwise.
 bool closed_form_profile(const Schedule& schedule, CostProfile* out);
 
 /// The profile of schedule `algorithm` on `torus` from its construction,
-/// without building the schedule; false where no closed form is known yet
-/// (then profile() on the built schedule is the only way).
+/// without building the schedule (dim-rings: the paper's variant, d colours
+/// and halves); false where no closed form is known yet (then profile() on
+/// the built schedule is the only way).
 bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out);
 
 }  // namespace torusgather

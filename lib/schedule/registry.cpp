@@ -51,13 +51,26 @@ const TunedParams kCubgos = {
 const TunedParams kTorusBruck = {
     "TORUSGATHER_BRUCK_RADIX",
     [](const Torus& t, const BuildContext& c) {
-      return std::to_string(TorusBruckSchedule::best(t, c.r, c.overhead_ratio));
+      return std::to_string(TorusBruckSchedule::best(t, c.r, c.overhead_ratio, c.round_ratio));
     },
     [](const std::string& text, const Torus& t, std::string* why) {
       int k = 0;
       return TorusBruckSchedule::parse(text, t, &k, why);
     },
     [](const Schedule& s) { return std::to_string(static_cast<const TorusBruckSchedule&>(s).radix()); }};
+
+const TunedParams kDimRings = {
+    "TORUSGATHER_DIM_RINGS",
+    [](const Torus& t, const BuildContext& c) { return DimRingsSchedule::best(t, c.r, c.overhead_ratio); },
+    [](const std::string& text, const Torus& t, std::string* why) {
+      int colours = 0;
+      bool whole = false;
+      return DimRingsSchedule::parse(text, t, &colours, &whole, why);
+    },
+    [](const Schedule& s) {
+      const auto& d = static_cast<const DimRingsSchedule&>(s);
+      return DimRingsSchedule::to_string(d.colours(), d.whole_antipode());
+    }};
 
 /// The context's parameters as text, or the best for its r.
 std::string params_text(const Torus& t, const BuildContext& c, const TunedParams& tuned) {
@@ -104,9 +117,17 @@ const std::vector<AlgorithmInfo>& algorithms() {
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t, true); },
        "auto skips it (rounds like partial-cycles', more of them); it runs when named"},
       {"dim-rings",
-       "bidirectional rings along each dimension in turn, d colours (Juurlink, Rao & Sibeyn, approach 1)",
+       "bidirectional rings along each dimension in turn, d colours (Juurlink, Rao & Sibeyn, approach 1); for small blocks fewer colours and the antipode's group whole, fewer messages per round",
        [](const Torus&) { return std::string(); },
-       [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<DimRingsSchedule>(t); }},
+       [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
+         int colours = 0;
+         bool whole = false;
+         std::string why;
+         if (!DimRingsSchedule::parse(params_text(t, c, kDimRings), t, &colours, &whole, &why))
+           throw std::invalid_argument(why);
+         return std::make_unique<DimRingsSchedule>(t, colours, whole);
+       },
+       nullptr, &kDimRings},
       {"lee-code",
        "concentrate on a perfect Lee code, gossip among code nodes on arc-disjoint dipaths, broadcast (Delmas & Perennes §5)",
        [](const Torus& t) { return LeeCodeSchedule::not_applicable(t); },

@@ -28,6 +28,9 @@ struct BuildContext {
   /// torus-bruck: the software cost of a message beyond the round's first
   /// send and receive, as a fraction of the start-up α (the machine's o/α).
   double overhead_ratio = 0.5;
+  /// torus-bruck: the executor's software cost per round, as a fraction of
+  /// α (calibration's per-round cost): radices with fewer rounds save it.
+  double round_ratio = 0;
   /// node-*: the ranks per node, which form the torus's last axis (1: one
   /// rank per node, and the node-aware schedules decline).
   int node_ranks = 1;

@@ -40,10 +40,12 @@ class TorusBruckSchedule final : public Schedule {
     std::vector<Part> parts;
   };
 
-  /// The radix best among 2..2d+1 for r = α/(sβ) and a software cost of
-  /// q·α per message beyond a round's first send and receive: the cost
-  /// model's rounds·r·(1 + q·(2·calls − 2)) + the busiest link's blocks.
-  static int best(const Torus& torus, double r, double q);
+  /// The radix best among 2..2d+1 for r = α/(sβ), a software cost of q·α
+  /// per message beyond a round's first send and receive and p·α per round:
+  /// the cost model's rounds·r·(1 + p + q·(2·calls − 2)) + the busiest
+  /// link's blocks (what predict() charges, so that a larger block is never
+  /// predicted faster).
+  static int best(const Torus& torus, double r, double q, double p = 0);
   static bool parse(const std::string& text, const Torus& torus, int* radix, std::string* why);
 
   const char* name() const override { return "torus-bruck"; }

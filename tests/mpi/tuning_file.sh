@@ -39,7 +39,7 @@ grep -Eq "allgather on a 2x2 torus \(4 ranks\): [a-z-]+.* -- TORUSGATHER_TUNING_
 
 echo "4 2x2 1 1 dim-rings" >> "$file"  # the last line that covers a size wins
 out=$("$@" "${args[@]}" 2>&1) || fail "the third run failed"
-grep -q "allgather on a 2x2 torus (4 ranks): dim-rings -- TORUSGATHER_TUNING_FILE" <<<"$out" ||
+grep -Eq "allgather on a 2x2 torus \(4 ranks\): dim-rings \([0-9],(halves|whole)\) -- TORUSGATHER_TUNING_FILE" <<<"$out" ||
   fail "the edited line was not used"
 
 out=$(TORUSGATHER_DIMS=4 "$@" "${args[@]}" 2>&1) || fail "the fourth run failed"

@@ -9,6 +9,7 @@
 
 #include "model/closed_form.hpp"
 #include "model/cost.hpp"
+#include "schedule/dim_rings.hpp"
 #include "schedule/registry.hpp"
 
 using namespace torusgather;
@@ -58,8 +59,29 @@ bool check_schedule(const std::string& name, const Torus& t) {
 
 }  // namespace
 
+// By name: the paper's variant (d colours, halves). Built: every variant,
+// 1 to d colours, the antipode's group in halves or whole.
 TEST(ClosedForm, DimRingsEqualsStepped) {
-  for (const auto& dims : kShapes) EXPECT_TRUE(check_schedule("dim-rings", Torus(dims)));
+  int checked = 0;
+  for (const auto& dims : kShapes) {
+    const Torus t(dims);
+    CostProfile closed;
+    ASSERT_TRUE(closed_form_profile("dim-rings", t, &closed));
+    expect_same(closed, profile(DimRingsSchedule(t), t.size()), "dim-rings on " + t.to_string());
+    const int d = static_cast<int>(t.active_axes().size());
+    for (int colours = 1; colours <= d; ++colours)
+      for (const char* how : {"halves", "whole"}) {
+        BuildContext ctx;
+        ctx.params = std::to_string(colours) + "," + how;
+        std::string why;
+        const auto s = try_build(*find_algorithm("dim-rings"), t, &why, ctx);
+        ASSERT_TRUE(s) << why;
+        ASSERT_TRUE(closed_form_profile(*s, &closed));
+        expect_same(closed, profile(*s, t.size()), "dim-rings " + ctx.params + " on " + t.to_string());
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, 166);
 }
 
 // Stepping hamiltonian costs P/2 rounds of P ranks: the default tier stops
@@ -101,8 +123,9 @@ TEST(ClosedForm, BridgeheadFromItsRingsEqualsStepped) {
   EXPECT_EQ(checked, applicable);
   EXPECT_GT(checked, 150);
   CostProfile p;
-  const auto dim_rings = try_build(*find_algorithm("dim-rings"), Torus({4, 4}), nullptr);
-  EXPECT_FALSE(closed_form_profile(*dim_rings, &p));
+  const auto lee = try_build(*find_algorithm("lee-code"), Torus({5, 5}), nullptr);
+  ASSERT_TRUE(lee);
+  EXPECT_FALSE(closed_form_profile(*lee, &p));
 }
 
 // torus-bruck's profile from its parts equals the stepped one: every
