@@ -272,11 +272,13 @@ std::string vendor_model();
 ChoiceContext context_of(Plan& plan, const Machine& m);
 const ChoiceContext& choice_of(Plan& plan);
 
-/// The profile of the vendor's algorithm `alg` on the plan's torus.
+/// The profile of the vendor's algorithm `alg` on the plan's torus, a
+/// node's ranks sharing its links: the same key and value as the choice's.
 int vendor_profile_of(Plan& plan, VendorAlgorithm alg, const CostProfile** out, std::string* why) {
   const Torus& t = plan.torus;
-  return profile_of(plan, std::string("vendor ") + to_string(alg), [&t, alg](CostProfile* p, std::string*) {
-    *p = vendor_profile(t, alg);
+  const int k = plan.node_ranks;
+  return profile_of(plan, std::string("vendor ") + to_string(alg), [&t, alg, k](CostProfile* p, std::string*) {
+    *p = vendor_profile(t, alg, k);
     return MPI_SUCCESS;
   }, out, why);
 }

@@ -167,9 +167,7 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     vendor.detail = ctx.vendor_model + ": " + to_string(alg);
     const int k = ctx.machine.node_ranks;
     const ProfileCompute compute = [&torus, alg, k](CostProfile* p, std::string*) {
-      // With a node axis the closed forms would give every rank links of its own.
-      *p = k > 1 && torus.size() <= kSteppedProfileLimit ? vendor_profile_stepped(torus, alg, k)
-                                                          : vendor_profile(torus, alg);
+      *p = vendor_profile(torus, alg, k);  // a node's ranks share its links
       return 0;
     };
     if (const int err = ctx.profile_of(std::string("vendor ") + to_string(alg), compute, &vendor.profile, &vendor.why_not))

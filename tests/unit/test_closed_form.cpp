@@ -166,6 +166,30 @@ void check_vendor(VendorAlgorithm a, Rank max_ranks) {
   }
 }
 
+/// With a node axis: every shape's last side as the ranks per node, and the
+/// same node tori with 2, 3 and 4 ranks per node appended.
+void check_vendor_nodes(VendorAlgorithm a, Rank max_ranks) {
+  int checked = 0;
+  for (const auto& dims : kShapes) {
+    std::vector<std::vector<int>> shapes;
+    if (dims.size() >= 2 && dims.back() >= 2) shapes.push_back(dims);
+    for (int k : {2, 3, 4}) {
+      auto with = dims;
+      with.push_back(k);
+      shapes.push_back(with);
+    }
+    for (const auto& s : shapes) {
+      const Torus t(s);
+      if (t.size() > max_ranks) continue;
+      const int k = s.back();
+      expect_same(vendor_profile(t, a, k), vendor_profile_stepped(t, a, k),
+                  std::string(to_string(a)) + " on " + t.to_string() + ", " + std::to_string(k) + " per node");
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 40) << to_string(a);
+}
+
 }  // namespace
 
 TEST(ClosedForm, VendorRingBruckRecursiveDoublingNeighbourExchange) {
@@ -173,6 +197,16 @@ TEST(ClosedForm, VendorRingBruckRecursiveDoublingNeighbourExchange) {
                             VendorAlgorithm::kRecursiveDoubling, VendorAlgorithm::kNeighborExchange,
                             VendorAlgorithm::kRecursiveDoublingTree})
     check_vendor(a, 4096);
+}
+
+// A node's ranks share its network links (above 1024 ranks auto has only
+// the closed form): round by round equal to stepping through every rank.
+TEST(ClosedForm, VendorWithANodeAxis) {
+  for (VendorAlgorithm a : {VendorAlgorithm::kRing, VendorAlgorithm::kBruck, VendorAlgorithm::kRecursiveDoubling,
+                            VendorAlgorithm::kNeighborExchange, VendorAlgorithm::kRecursiveDoublingTree})
+    check_vendor_nodes(a, 4096);
+  check_vendor_nodes(VendorAlgorithm::kShift, 512);
+  check_vendor_nodes(VendorAlgorithm::kLinear, 512);
 }
 
 // The shift and linear have P-1 steps or P(P-1) messages to step through.
