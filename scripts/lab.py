@@ -69,8 +69,10 @@ def dims_of(name):
 def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0):
     """max(network, latency): every node must take in the (P-k)s bytes of the
     other nodes' k ranks each (once, then shared in memory) over its 2d
-    links (one per side of 2), and, with an injection limit L on all it sends and receives, move
-    at least P*s bytes through it; the block of the farthest node crosses at
+    links (one per side of 2). With an injection limit L on all a node sends
+    and receives together: the nodes send in all what they receive in all,
+    at least N(P-k)s, so some node moves at least 2(P-k)s through its
+    limit. The block of the farthest node crosses at
     least the diameter D = sum(floor(n_i/2)) links (SimGrid adds the latency
     of every link of a route) in at least one message (a send and a receive
     overhead). One rank per node and no limit: (P-1)s/(2dB)."""
@@ -82,7 +84,7 @@ def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0):
     links = sum(2 if n > 2 else 1 for n in dims if n > 1)
     network = (p - per_node) * size / (links * bw) if nodes > 1 else 0.0
     if limiter:
-        network = max(network, p * size / limiter)
+        network = max(network, 2 * (p - per_node) * size / limiter)
     return max(network, diameter * lat + 2 * overhead) * 1e6
 
 
