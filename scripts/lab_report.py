@@ -86,6 +86,8 @@ def scenarios_from(latest):
     for (platform, algorithm, size), r in latest.items():
         if algorithm == "auto" and not r.get("ran"):
             continue  # from before the selector (auto was "hamiltonian, else dim-rings")
+        if algorithm != "auto" and r.get("ran") and r["ran"] != algorithm:
+            continue  # it does not apply: the library ran its fallback instead
         s = out.setdefault(platform, Scenario(platform))
         s.ranks = int(r["ranks"])
         s.times[(algorithm, size)] = float(r["time_us"]) if r["ok"] == "ok" else None
