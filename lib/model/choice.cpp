@@ -57,45 +57,32 @@ bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlg
 
 ProfileCompute profiling(const Torus& torus, const std::string& name,
                          std::function<int(const Schedule**, std::string*)> get, int node_ranks) {
-  // Closed forms charge every rank links of its own. A node's k ranks use
-  // the same ports at once in these symmetric schedules, so its links carry
-  // k times that (an overcharge on the node axis's own rounds).
-  const auto shared_by_node = [node_ranks](CostProfile* p) {
-    if (node_ranks > 1)
-      for (auto& run : p->runs) run.second.link_blocks *= node_ranks;
-  };
+  // Closed forms share a node's links among its k ranks themselves
+  // (closed_form_profile's node_ranks).
   if (node_ranks > 1 && (name.rfind("node-", 0) == 0 ||
                          (torus.size() <= kSteppedProfileLimit && !has_closed_form(name))))
     // A node-aware schedule at any size (its inner profile, composed), and
     // up to the limit one without a closed form: stepped through, a node's
     // ranks sharing its links and the node axis charged as shared memory.
-    return [&torus, node_ranks, shared_by_node, get = std::move(get)](CostProfile* p, std::string* why) {
+    return [&torus, node_ranks, get = std::move(get)](CostProfile* p, std::string* why) {
       const Schedule* s = nullptr;
       const int err = get(&s, why);
-      if (err == 0 && s) {
-        if (closed_form_profile(*s, p))  // bridgehead's, torus-bruck's: from the construction
-          shared_by_node(p);
-        else
-          *p = profile(*s, kSteppedProfileLimit, &torus, node_ranks);
-      }
+      // bridgehead's, torus-bruck's: from the construction.
+      if (err == 0 && s && !closed_form_profile(*s, p, node_ranks))
+        *p = profile(*s, kSteppedProfileLimit, &torus, node_ranks);
       return err;
     };
   if (torus.size() > kSteppedProfileLimit && !has_ring_profile(name, torus))
-    return [&torus, name, shared_by_node](CostProfile* p, std::string* why) {
-      if (!closed_form_profile(name, torus, p)) *why = kNoClosedForm;
-      shared_by_node(p);
+    return [&torus, name, node_ranks](CostProfile* p, std::string* why) {
+      if (!closed_form_profile(name, torus, p, node_ranks)) *why = kNoClosedForm;
       return 0;
     };
-  return [&torus, name, node_ranks, shared_by_node, get = std::move(get)](CostProfile* p, std::string* why) {
+  return [&torus, name, node_ranks, get = std::move(get)](CostProfile* p, std::string* why) {
     const Schedule* s = nullptr;
     const int err = get(&s, why);
-    if (err == 0 && s) {
-      // The built schedule's own first: a size-tuned variant differs from the name's.
-      if (closed_form_profile(*s, p) || closed_form_profile(name, torus, p))
-        shared_by_node(p);
-      else
-        *p = profile(*s, 4096, &torus, node_ranks);
-    }
+    // The built schedule's own first: a size-tuned variant differs from the name's.
+    if (err == 0 && s && !closed_form_profile(*s, p, node_ranks) && !closed_form_profile(name, torus, p, node_ranks))
+      *p = profile(*s, 4096, &torus, node_ranks);
     return err;
   };
 }

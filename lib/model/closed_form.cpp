@@ -86,7 +86,8 @@ RoundCost shift_round(const Torus& t, Rank i, double blocks, int parity = -1, in
       // (i = -1) leaves the node; the other j move inside it.
       const int out_j = i == 1 ? node_ranks - 1 : 0;
       if (out_j % 2 != parity) messages = 0;
-      bool inside = false;
+      // The one leaving also takes a node-axis link: the wrap from k-1 to 0.
+      bool inside = out_j % 2 == parity;
       for (int j = i == 1 ? 0 : 1; j <= (i == 1 ? node_ranks - 2 : node_ranks - 1); ++j) inside = inside || j % 2 == parity;
       if (!inside) node_messages = 0;
     }
@@ -135,17 +136,26 @@ RoundCost shift_round(const Torus& t, Rank i, double blocks, int parity = -1, in
 /// colour sends one message each way along its phase's axis (one, towards
 /// +axis, where its antipode goes whole); colours on the same axis share
 /// its links.
-CostProfile dim_rings_profile(const DimRingsSchedule& s) {
+CostProfile dim_rings_profile(const DimRingsSchedule& s, int node_ranks) {
   const Torus& t = s.torus();
+  // With k ranks per node on the last axis, as profile() charges them: that
+  // axis's links are shared memory, and a network link carries what the
+  // node's k ranks, all in the same phase, send over it.
+  const int node_axis = node_ranks > 1 && t.ndims() > 1 && t.dim(t.ndims() - 1) == node_ranks ? t.ndims() - 1 : -1;
+  const double share = node_axis >= 0 ? node_ranks : 1;
   CostProfile out;
   std::vector<double> dir[2];
   RoundCost c;
   long long current = 0;
   const auto flush = [&] {
-    for (std::size_t a = 0; a < dir[0].size(); ++a)
+    for (std::size_t a = 0; a < dir[0].size(); ++a) {
       // A side of 2: both directions reach the one neighbour over one link (profile()).
-      c.link_blocks = std::max(c.link_blocks, t.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a]
-                                                                              : std::max(dir[0][a], dir[1][a]));
+      const double load = t.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]);
+      if (static_cast<int>(a) == node_axis)
+        c.node_blocks = std::max(c.node_blocks, load);
+      else
+        c.link_blocks = std::max(c.link_blocks, share * load);
+    }
     if (c.sends > 0) out.add(c);
     c = RoundCost{};
     c.hops = 1;
@@ -165,6 +175,14 @@ CostProfile dim_rings_profile(const DimRingsSchedule& s) {
   });
   flush();
   return out;
+}
+
+/// A node's k ranks share its links: a closed form that ignores the node
+/// axis charges each network link k times its one rank's load (and the
+/// node axis as network, which overcharges it).
+void shared_by_node(CostProfile* p, int node_ranks) {
+  if (node_ranks > 1)
+    for (auto& run : p->runs) run.second.link_blocks *= node_ranks;
 }
 
 /// hamiltonian (Meyer & Sibeyn §3): floor(P/2) rounds in which every rank
@@ -229,13 +247,14 @@ CostProfile torus_bruck_profile(const TorusBruckSchedule& s) {
   return out;
 }
 
-bool closed_form_profile(const Schedule& schedule, CostProfile* out) {
+bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ranks) {
   if (const auto* d = dynamic_cast<const DimRingsSchedule*>(&schedule)) {
-    *out = dim_rings_profile(*d);
+    *out = dim_rings_profile(*d, node_ranks);
     return true;
   }
   if (const auto* k = dynamic_cast<const TorusBruckSchedule*>(&schedule)) {
     *out = torus_bruck_profile(*k);
+    shared_by_node(out, node_ranks);
     return true;
   }
   const auto* b = dynamic_cast<const BridgeheadSchedule*>(&schedule);
@@ -250,16 +269,18 @@ bool closed_form_profile(const Schedule& schedule, CostProfile* out) {
     c.hops = l.hops;
     out->add(c);
   }
+  shared_by_node(out, node_ranks);
   return true;
 }
 
-bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out) {
+bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out, int node_ranks) {
   if (algorithm == "dim-rings") {  // the paper's variant: d colours, halves
-    *out = dim_rings_profile(DimRingsSchedule(torus));
+    *out = dim_rings_profile(DimRingsSchedule(torus), node_ranks);
     return true;
   }
   if (algorithm == "hamiltonian") {
     *out = hamiltonian_profile(torus);
+    shared_by_node(out, node_ranks);
     return true;
   }
   return false;

@@ -49,12 +49,17 @@ bool has_ring_profile(const std::string& algorithm, const Torus& torus);
 /// (bridgehead and its variants: from one ring per side, O(rounds * n)
 /// calls, not P ranks; torus-bruck: from its parts, O(k log P); dim-rings:
 /// from its colours' steps, O(rounds * d)); false otherwise.
-bool closed_form_profile(const Schedule& schedule, CostProfile* out);
+///
+/// node_ranks k > 1 where the torus's last axis is each node's k ranks: a
+/// node's ranks share its network links. dim-rings charges that axis as
+/// shared memory, as profile() does; the others charge every link k times
+/// one rank's load.
+bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ranks = 1);
 
 /// The profile of schedule `algorithm` on `torus` from its construction,
 /// without building the schedule (dim-rings: the paper's variant, d colours
 /// and halves); false where no closed form is known yet (then profile() on
 /// the built schedule is the only way).
-bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out);
+bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out, int node_ranks = 1);
 
 }  // namespace torusgather

@@ -93,7 +93,7 @@ TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, int radix) : Schedule
   }
 }
 
-int TorusBruckSchedule::best(const Torus& torus, double r, double q, double p) {
+int TorusBruckSchedule::best(const Torus& torus, double r, double q, double round_ratio) {
   const int top = std::max(2, 2 * static_cast<int>(torus.active_axes().size()) + 1);
   int best_k = 2;
   double best_cost = -1;
@@ -107,7 +107,7 @@ int TorusBruckSchedule::best(const Torus& torus, double r, double q, double p) {
         for (const Part& p : round.parts)
           per_direction[port_plus(p.route.front()) ? 1 : 0] +=
               static_cast<double>(p.count) * row * static_cast<double>(p.route.size());
-        cost += r * (1 + p + q * static_cast<double>(2 * round.parts.size() - 2)) +
+        cost += r * (1 + round_ratio + q * static_cast<double>(2 * round.parts.size() - 2)) +
                 std::max(per_direction[0], per_direction[1]);
       }
     }

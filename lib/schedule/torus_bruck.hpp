@@ -41,11 +41,11 @@ class TorusBruckSchedule final : public Schedule {
   };
 
   /// The radix best among 2..2d+1 for r = α/(sβ), a software cost of q·α
-  /// per message beyond a round's first send and receive and p·α per round:
-  /// the cost model's rounds·r·(1 + p + q·(2·calls − 2)) + the busiest
+  /// per message beyond a round's first send and receive and p·α per round
+  /// (p = round_ratio): the cost model's rounds·r·(1 + p + q·(2·calls − 2)) + the busiest
   /// link's blocks (what predict() charges, so that a larger block is never
   /// predicted faster).
-  static int best(const Torus& torus, double r, double q, double p = 0);
+  static int best(const Torus& torus, double r, double q, double round_ratio = 0);
   static bool parse(const std::string& text, const Torus& torus, int* radix, std::string* why);
 
   const char* name() const override { return "torus-bruck"; }

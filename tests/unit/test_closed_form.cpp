@@ -37,6 +37,7 @@ void expect_same(const CostProfile& closed, const CostProfile& stepped, const st
   ASSERT_EQ(a.size(), b.size()) << what << ": rounds";
   for (std::size_t r = 0; r < a.size(); ++r) {
     EXPECT_DOUBLE_EQ(a[r].link_blocks, b[r].link_blocks) << what << " round " << r + 1;
+    EXPECT_DOUBLE_EQ(a[r].node_blocks, b[r].node_blocks) << what << " round " << r + 1;
     EXPECT_DOUBLE_EQ(a[r].recv_blocks, b[r].recv_blocks) << what << " round " << r + 1;
     EXPECT_EQ(a[r].sends, b[r].sends) << what << " round " << r + 1;
     EXPECT_EQ(a[r].recvs, b[r].recvs) << what << " round " << r + 1;
@@ -82,6 +83,35 @@ TEST(ClosedForm, DimRingsEqualsStepped) {
       }
   }
   EXPECT_EQ(checked, 166);
+}
+
+// With k ranks per node on the last axis: that axis's links are shared
+// memory (node_blocks), and a network link carries the node's k ranks'
+// loads, as profile() charges them. Every variant, k = 2, 3, 4 appended.
+TEST(ClosedForm, DimRingsWithANodeAxisEqualsStepped) {
+  int checked = 0;
+  for (const auto& dims : kShapes)
+    for (int k : {2, 3, 4}) {
+      auto with = dims;
+      with.push_back(k);
+      const Torus t(with);
+      if (t.size() > 1024) continue;
+      const int d = static_cast<int>(t.active_axes().size());
+      for (int colours = 1; colours <= d; ++colours)
+        for (const char* how : {"halves", "whole"}) {
+          BuildContext ctx;
+          ctx.params = std::to_string(colours) + "," + how;
+          std::string why;
+          const auto s = try_build(*find_algorithm("dim-rings"), t, &why, ctx);
+          ASSERT_TRUE(s) << why;
+          CostProfile closed;
+          ASSERT_TRUE(closed_form_profile(*s, &closed, k));
+          expect_same(closed, profile(*s, t.size(), &t, k),
+                      "dim-rings " + ctx.params + " on " + t.to_string() + ", " + std::to_string(k) + " per node");
+          ++checked;
+        }
+    }
+  EXPECT_EQ(checked, 526);
 }
 
 // Stepping hamiltonian costs P/2 rounds of P ranks: the default tier stops
