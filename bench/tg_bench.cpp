@@ -332,6 +332,13 @@ int main(int argc, char** argv) {
         means[k][static_cast<std::size_t>(rep)] = total / iters * 1e6;
       }
     }
+    // auto's first calls of a size may be trials: what it runs after them
+    // is known only now (resolve() asked before them).
+    for (std::size_t k = 0; k < n; ++k)
+      if (opt.algorithms[k] == "auto") {
+        char chosen[64] = "";
+        if (TG_Algorithm_for("auto", comm, count, dt.type, chosen, sizeof chosen) == MPI_SUCCESS) ran[k] = chosen;
+      }
     for (std::size_t k = 0; k < n; ++k)
       if (same_as[k] >= 0) {
         const auto j = static_cast<std::size_t>(same_as[k]);
