@@ -49,12 +49,12 @@ struct Environment {
   std::vector<TuneRule> tune;  ///< TORUSGATHER_TUNE
   std::string tune_error;      ///< why TORUSGATHER_TUNE is malformed
   /// TORUSGATHER_TRIALS: timed calls per candidate when auto measures (0:
-  /// the model alone). Off under SimGrid, whose simulated platform is the
-  /// model's own machine.
+  /// the model alone; -1, unset: trials_per_candidate's default). Off under
+  /// SimGrid, whose simulated platform is the model's own machine.
 #ifdef TORUSGATHER_SMPI
   int trials = 0;
 #else
-  int trials = 5;
+  int trials = -1;
 #endif
   std::string tuning_file;  ///< TORUSGATHER_TUNING_FILE
   Environment() {
@@ -687,11 +687,15 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
   return MPI_SUCCESS;
 }
 
-/// Timed calls per candidate, besides a first untimed one (its schedule
-/// and calls are made then). A calibration rejected as implausible leaves
-/// the model's ranking in doubt: it measures even where it is off.
-int trials_per_candidate(const Plan& plan) {
+/// Timed calls per candidate for size class `cls`, besides a first untimed
+/// one (its schedule and calls are made then). By default 15 below 64 KiB,
+/// where calls are cheap and their noise is large against them (with 5, on
+/// 4 ranks of 2 cores, a candidate that won its trials by 30 % was 8 %
+/// slower later), and 5 from 64 KiB. A calibration rejected as implausible
+/// leaves the model's ranking in doubt: it measures even where it is off.
+int trials_per_candidate(const Plan& plan, long cls) {
   const int n = environment().trials;
+  if (n < 0) return cls < 16 ? 15 : 5;
   if (n == 0 && plan.calibration && plan.calibration->rejected) return 3;
   return n;
 }
@@ -781,6 +785,16 @@ int start_trial(Plan& plan, long long block_bytes, long cls) {
   return MPI_SUCCESS;
 }
 
+/// The start of a timed trial call: the ranks start together, so that a
+/// candidate's time is its own and not the skew the previous candidate left
+/// (without it, the vendor's 8-byte trial calls on 4 ranks took 4.6-6.0 us
+/// against 2.1-2.7 us in a steady run, and the candidates' order flipped).
+int trial_start(const Plan& plan, double* t0) {
+  const int err = PMPI_Barrier(plan.comm);
+  *t0 = PMPI_Wtime();
+  return err;
+}
+
 /// Records a trial call's time on this rank. After the last one, the ranks
 /// agree on every call's slowest rank (one allreduce); each candidate's
 /// median over its timed calls decides, rank 0 appends the decision to the
@@ -790,7 +804,7 @@ int record_trial(Plan& plan, long cls, double seconds) {
   if (it == plan.trials.end()) return MPI_SUCCESS;
   Plan::Trial& t = it->second;
   t.seconds.push_back(seconds);
-  const std::size_t n = t.names.size(), calls = static_cast<std::size_t>(trials_per_candidate(plan) + 1);
+  const std::size_t n = t.names.size(), calls = static_cast<std::size_t>(trials_per_candidate(plan, cls) + 1);
   if (t.seconds.size() < n * calls) return MPI_SUCCESS;
   if (const int err = PMPI_Allreduce(MPI_IN_PLACE, t.seconds.data(), static_cast<int>(t.seconds.size()), MPI_DOUBLE,
                                      MPI_MAX, plan.comm);
@@ -824,7 +838,7 @@ int record_trial(Plan& plan, long cls, double seconds) {
   if (plan.rank == 0 && !environment().tuning_file.empty()) {
     if (FILE* f = std::fopen(environment().tuning_file.c_str(), "a")) {
       std::fprintf(f, "%d %s %lld %lld %s # median of %d calls, slowest rank: %s\n", plan.size,
-                   plan.torus.to_string().c_str(), lo, hi, t.names[winner].c_str(), trials_per_candidate(plan),
+                   plan.torus.to_string().c_str(), lo, hi, t.names[winner].c_str(), trials_per_candidate(plan, cls),
                    times.c_str());
       std::fclose(f);
     } else {
@@ -867,13 +881,13 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
     } else if (auto it = plan.measured.find(cls); it != plan.measured.end()) {
       first = it->second;
       *note = "measured";
-    } else if (trial_class && trials_per_candidate(plan) > 0) {
+    } else if (trial_class && trials_per_candidate(plan, cls) > 0) {
       if (const int e = start_trial(plan, block_bytes, cls); e != MPI_SUCCESS) return e;
       const Plan::Trial& t = plan.trials[cls];
       first = t.names[t.seconds.size() % t.names.size()];
       *trial_class = cls;
       *note = "measuring " + std::to_string(t.seconds.size() + 1) + " of " +
-              std::to_string(t.names.size() * static_cast<std::size_t>(trials_per_candidate(plan) + 1));
+              std::to_string(t.names.size() * static_cast<std::size_t>(trials_per_candidate(plan, cls) + 1));
     } else if (const int err = auto_choice(plan, block_bytes, &first); err != MPI_SUCCESS) {
       return err;
     }
@@ -1165,7 +1179,8 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   fill_memo(&call, requested, sendbuf, sendcount, sendtype, recvcount, recvtype, schedule);
   if (trial != kNoTrial) {
     // One of auto's timed trials: no memo, so the next call takes the next candidate.
-    const double t0 = PMPI_Wtime();
+    double t0 = 0;
+    if ((err = trial_start(*plan, &t0)) != MPI_SUCCESS) return raise(comm, err);
     err = run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
     const int e = record_trial(*plan, trial, PMPI_Wtime() - t0);
     return err != MPI_SUCCESS ? err : raise(comm, e);
@@ -1315,7 +1330,8 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
                    size, plan->source == TorusSource::none && chosen == "vendor" ? "" : ")", block_bytes,
                    chosen.c_str(), note.empty() ? "" : " -- ", note.c_str());
   }
-  const double t0 = trial != kNoTrial ? PMPI_Wtime() : 0;
+  double t0 = 0;
+  if (trial != kNoTrial && (err = trial_start(*plan, &t0)) != MPI_SUCCESS) return raise(comm, err);
   // A timed trial's time is recorded (collectively on its last call).
   auto recorded = [&](int result) {
     if (trial == kNoTrial) return result;

@@ -13,7 +13,7 @@ file=$1
 shift
 rm -f "$file" "$file.calibration"
 export TORUSGATHER_TUNING_FILE=$file TORUSGATHER_VERBOSE=1 TORUSGATHER_DIMS=2x2
-args=(--sizes 1 --iters 30 --warmup 0 --reps 1 --no-vendor --algorithms auto)
+args=(--sizes 1 --iters 60 --warmup 0 --reps 1 --no-vendor --algorithms auto)
 fail() {
   echo "tuning_file: FAILED: $1"
   echo "--- output:"
@@ -29,7 +29,7 @@ grep -Eq "allgather on a 2x2 torus \(4 ranks\): [a-z-]+.* -- measuring 1 of [0-9
 grep -Eq "auto measured 1\.\.1 B on a 2x2 torus \(4 ranks\): .*vendor [0-9.]+ us; runs [a-z-]+" <<<"$out" ||
   fail "no decision"
 [ "$(lines)" -eq 1 ] || fail "the first run should append one line"
-grep -Eq "^4 2x2 1 1 [a-z-]+ # median of 5 calls" "$file" || fail "malformed line"
+grep -Eq "^4 2x2 1 1 [a-z-]+ # median of 15 calls" "$file" || fail "malformed line (15 timed calls per candidate below 64 KiB)"
 
 out=$("$@" "${args[@]}" 2>&1) || fail "the second run failed"
 grep -q "measuring" <<<"$out" && fail "the second run measured again"
