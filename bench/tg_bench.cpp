@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
       for (int it = 0; it < iters; ++it)
         for (std::size_t j = 0; j < n; ++j) {
           const std::size_t first = static_cast<std::size_t>(it / 2 + rep) % n;
-          const std::size_t k = it % 2 ? (first + n - j) % n : (first + j) % n;
+          const std::size_t k = it % 2 ? (first + n - 1 - j) % n : (first + j) % n;
           if (same_as[k] >= 0 || errors[k] != MPI_SUCCESS) continue;
           if (check) std::memset(recv, 0, static_cast<std::size_t>(bytes) * size);
           const double t0 = start_together(comm);

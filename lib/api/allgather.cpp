@@ -19,6 +19,7 @@
 #include "model/choice.hpp"
 #include "model/closed_form.hpp"
 #include "model/selector.hpp"
+#include "model/trials.hpp"
 #include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/registry.hpp"
@@ -696,7 +697,7 @@ int auto_choice(Plan& plan, long long block_bytes, std::string* chosen) {
 int trials_per_candidate(const Plan& plan, long cls) {
   const int n = environment().trials;
   if (n < 0) return cls < 16 ? 15 : 5;
-  if (n == 0 && plan.calibration && plan.calibration->rejected) return 3;
+  if (n == 0 && plan.calibration && plan.calibration->rejected) return 5;
   return n;
 }
 
@@ -812,34 +813,32 @@ int record_trial(Plan& plan, long cls, double seconds) {
     plan.trials.erase(it);
     return err;
   }
-  std::vector<double> median(n);
-  std::size_t winner = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::vector<double> mine;
-    for (std::size_t k = n + i; k < t.seconds.size(); k += n) mine.push_back(t.seconds[k]);  // the first call untimed
-    std::sort(mine.begin(), mine.end());
-    median[i] = mine.size() % 2 ? mine[mine.size() / 2] : (mine[mine.size() / 2 - 1] + mine[mine.size() / 2]) / 2;
-    if (median[i] < median[winner]) winner = i;
-  }
-  // The vendor (last) keeps the call unless beaten by more than the noise
-  // of a few calls: the promise is never to be slower than it.
-  if (median[winner] > kVendorMargin * median[n - 1]) winner = n - 1;
+  // The vendor (last) keeps the call unless clearly beaten: the promise is
+  // never to be slower than it.
+  const TrialDecision d = decide_trial(t.seconds, n, kVendorMargin);
+  const std::size_t winner = d.winner;
   plan.measured[cls] = t.names[winner];
   std::string times;
+  std::size_t fastest = 0;
   for (std::size_t i = 0; i < n; ++i) {
     char us[32];
-    std::snprintf(us, sizeof us, " %.2f us", median[i] * 1e6);
+    std::snprintf(us, sizeof us, " %.2f us", d.median[i] * 1e6);
     times += (i ? ", " : "") + t.names[i] + us;
+    if (d.median[i] < d.median[fastest]) fastest = i;
   }
+  std::string rounds;  // a challenger's paired rounds against the vendor
+  if (fastest != n - 1)
+    rounds = " (" + t.names[fastest] + " faster than the vendor in " + std::to_string(d.wins) + " of " +
+             std::to_string(calls - 1) + " rounds, " + std::to_string(d.needed) + " needed)";
   const long long lo = 1LL << cls, hi = (1LL << (cls + 1)) - 1;
   if (plan.rank == 0 && environment().verbose)
-    std::fprintf(stderr, "torusgather: auto measured %lld..%lld B on a %s torus (%d ranks): %s; runs %s\n", lo, hi,
-                 plan.torus.to_string().c_str(), plan.size, times.c_str(), t.names[winner].c_str());
+    std::fprintf(stderr, "torusgather: auto measured %lld..%lld B on a %s torus (%d ranks): %s; runs %s%s\n", lo, hi,
+                 plan.torus.to_string().c_str(), plan.size, times.c_str(), t.names[winner].c_str(), rounds.c_str());
   if (plan.rank == 0 && !environment().tuning_file.empty()) {
     if (FILE* f = std::fopen(environment().tuning_file.c_str(), "a")) {
-      std::fprintf(f, "%d %s %lld %lld %s # median of %d calls, slowest rank: %s\n", plan.size,
+      std::fprintf(f, "%d %s %lld %lld %s # median of %d calls, slowest rank: %s%s\n", plan.size,
                    plan.torus.to_string().c_str(), lo, hi, t.names[winner].c_str(), trials_per_candidate(plan, cls),
-                   times.c_str());
+                   times.c_str(), rounds.c_str());
       std::fclose(f);
     } else {
       std::fprintf(stderr, "torusgather: cannot append to TORUSGATHER_TUNING_FILE %s\n",
@@ -884,7 +883,7 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, cons
     } else if (trial_class && trials_per_candidate(plan, cls) > 0) {
       if (const int e = start_trial(plan, block_bytes, cls); e != MPI_SUCCESS) return e;
       const Plan::Trial& t = plan.trials[cls];
-      first = t.names[t.seconds.size() % t.names.size()];
+      first = t.names[trial_candidate(t.seconds.size(), t.names.size())];
       *trial_class = cls;
       *note = "measuring " + std::to_string(t.seconds.size() + 1) + " of " +
               std::to_string(t.names.size() * static_cast<std::size_t>(trials_per_candidate(plan, cls) + 1));
