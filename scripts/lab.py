@@ -166,7 +166,7 @@ def run_job(job, args, out):
         cmd += ["--limiter", args.limiter]
     if args.overhead:
         # SMPI's per-message software costs: a sender and a receiver each
-        # spend the overhead on every message (smpi/os, smpi/or).
+        # spend the overhead on every message (smpi/os, smpi/ois, smpi/or).
         cmd += ["--overhead", args.overhead]
     if job["kind"] == "torusgather":
         # SMPI's allgather here is the vendor's that auto may delegate to.
@@ -300,7 +300,7 @@ def main():
     ap.add_argument("--sharing", default="SPLITDUPLEX", choices=["SPLITDUPLEX", "SHARED", "FATPIPE"])
     ap.add_argument("--limiter", default="", help="per-node limiter bandwidth (one-port nodes: = --bw)")
     ap.add_argument("--overhead", default="", help="per-message software cost at sender and receiver "
-                    "(SMPI's smpi/os and smpi/or), e.g. 1us: the start-up alpha of the papers")
+                    "(SMPI's smpi/os, smpi/ois and smpi/or), e.g. 1us: the start-up alpha of the papers")
     ap.add_argument("--preset", default="",
                     help="a machine's published figures (bgq, tofud, gemini, tpu-v4, ideal; docs/machines.md): "
                          "dims, link bandwidth and latency, per-message overhead, injection limit, ranks per "

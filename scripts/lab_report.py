@@ -363,7 +363,7 @@ def write(results_csv, runs_json, lab_dir, root, out_dir=None):
       "2d links, and the block of the farthest rank crosses at least the diameter D = Σ⌊n_i/2⌋ links "
       "(SimGrid adds the latency λ of every link of a route) in at least one message, which costs "
       "the sender and the receiver the per-message overhead o (0 unless the platform is named "
-      "`…-overhead…`: SMPI's `smpi/os` and `smpi/or`). With K ranks per node it counts the "
+      "`…-overhead…`: SMPI's `smpi/os`, `smpi/ois` and `smpi/or`). With K ranks per node it counts the "
       "(P−K)·s bytes a node takes in for its ranks, and with a per-node limiter L on what a node sends and "
       "receives together (presets gemini and tofud, platforms named `…-limiter…`) at least 2·(P−K)·s/L: "
       "the nodes send in all what they receive.")

@@ -14,7 +14,7 @@
 # --preset sets the machine's published figures (docs/machines.md gives the
 # source of each, or says it is an assumption); options given explicitly
 # win. --overhead T: SMPI's software cost per message at the sender and at
-# the receiver (smpi/os, smpi/or). --ranks-per-node K: K ranks on every
+# the receiver (smpi/os and smpi/ois for MPI_Send and MPI_Isend, smpi/or). --ranks-per-node K: K ranks on every
 # torus node, consecutive ranks on one node; they share its links and talk
 # through its loopback link (--node-bw, --node-lat: the node's shared
 # memory); torusgather sees the torus D x K (TORUSGATHER_DIMS and
@@ -155,7 +155,11 @@ seconds_of() {
 cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:local
      --log=root.thres:warning --log=smpi_config.thres:error --log=smpi_mpi.thres:error --log=smpi_pmpi.thres:error)
 [ -n "$allgather" ] && cfg+=("--cfg=smpi/allgather:$allgather")
-[ -n "$overhead" ] && cfg+=("--cfg=smpi/os:0:$(seconds_of "$overhead"):0" "--cfg=smpi/or:0:$(seconds_of "$overhead"):0")
+# smpi/ois too: SMPI charges MPI_Isend (and the send half of its own
+# MPI_Sendrecv) smpi/ois, not smpi/os, and that is 0 unless set; without it
+# neither torusgather's sends nor those of SMPI's allgathers paid the overhead.
+[ -n "$overhead" ] && cfg+=("--cfg=smpi/os:0:$(seconds_of "$overhead"):0" "--cfg=smpi/ois:0:$(seconds_of "$overhead"):0"
+                            "--cfg=smpi/or:0:$(seconds_of "$overhead"):0")
 case "$factors" in
   ideal) cfg+=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0) ;;
   smpi) ;;
