@@ -35,6 +35,7 @@ struct Layout {
 struct CallMemo {
   bool valid = false;
   std::string requested;  ///< the algorithm asked for ("auto", a name)
+  bool from_environment = false;  ///< requested is TORUSGATHER_ALGORITHM's (the caller named none)
   bool in_place = false;
   int sendcount = 0, recvcount = 0;
   MPI_Datatype sendtype = MPI_DATATYPE_NULL, recvtype = MPI_DATATYPE_NULL;
