@@ -226,8 +226,13 @@ bool has_ring_profile(const std::string& algorithm, const Torus& torus) {
 
 /// torus-bruck: every rank makes the same calls, translated, each on one
 /// axis; a call of h hops is one of h messages on each link it crosses.
-CostProfile torus_bruck_profile(const TorusBruckSchedule& s) {
+/// With k ranks per node on the last axis, as profile() charges them: that
+/// axis's rounds are shared memory, and a network link carries what the
+/// node's k ranks, all in the same round, send over it.
+CostProfile torus_bruck_profile(const TorusBruckSchedule& s, int node_ranks) {
   const Torus& t = s.torus();
+  const int node_axis = node_ranks > 1 && t.ndims() > 1 && t.dim(t.ndims() - 1) == node_ranks ? t.ndims() - 1 : -1;
+  const double share = node_axis >= 0 ? node_ranks : 1;
   CostProfile out;
   for (const auto& round : s.round_list()) {
     const double row = static_cast<double>(t.stride(round.axis));
@@ -240,8 +245,12 @@ CostProfile torus_bruck_profile(const TorusBruckSchedule& s) {
       c.hops = std::max(c.hops, static_cast<int>(p.route.size()));
     }
     c.sends = c.recvs = static_cast<int>(round.parts.size());
-    c.link_blocks = t.dim(round.axis) == 2 ? per_direction[0] + per_direction[1]
-                                           : std::max(per_direction[0], per_direction[1]);
+    const double load = t.dim(round.axis) == 2 ? per_direction[0] + per_direction[1]
+                                               : std::max(per_direction[0], per_direction[1]);
+    if (round.axis == node_axis)
+      c.node_blocks = load;
+    else
+      c.link_blocks = share * load;
     out.add(c);
   }
   return out;
@@ -253,8 +262,7 @@ bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ra
     return true;
   }
   if (const auto* k = dynamic_cast<const TorusBruckSchedule*>(&schedule)) {
-    *out = torus_bruck_profile(*k);
-    shared_by_node(out, node_ranks);
+    *out = torus_bruck_profile(*k, node_ranks);
     return true;
   }
   const auto* b = dynamic_cast<const BridgeheadSchedule*>(&schedule);
