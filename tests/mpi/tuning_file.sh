@@ -13,7 +13,8 @@ file=$1
 shift
 rm -f "$file" "$file.calibration"
 export TORUSGATHER_TUNING_FILE=$file TORUSGATHER_VERBOSE=1 TORUSGATHER_DIMS=2x2
-args=(--sizes 1 --iters 60 --warmup 0 --reps 1 --no-vendor --algorithms auto)
+# 70 calls: up to 4 candidates of 16 calls (a rejected calibration times 3 and the vendor).
+args=(--sizes 1 --iters 70 --warmup 0 --reps 1 --no-vendor --algorithms auto)
 fail() {
   echo "tuning_file: FAILED: $1"
   echo "--- output:"
