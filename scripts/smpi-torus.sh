@@ -14,7 +14,8 @@
 # --preset sets the machine's published figures (docs/machines.md gives the
 # source of each, or says it is an assumption); options given explicitly
 # win. --overhead T: SMPI's software cost per message at the sender and at
-# the receiver (smpi/os and smpi/ois for MPI_Send and MPI_Isend, smpi/or). --ranks-per-node K: K ranks on every
+# the receiver (smpi/os and smpi/ois for MPI_Send and MPI_Isend, smpi/or).
+# --ranks-per-node K: K ranks on every
 # torus node, consecutive ranks on one node; they share its links and talk
 # through its loopback link (--node-bw, --node-lat: the node's shared
 # memory); torusgather sees the torus D x K (TORUSGATHER_DIMS and

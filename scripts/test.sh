@@ -71,11 +71,7 @@ for suite in $suites; do
       fi
       ;;
     mpich)
-      # Debian builds Boost.MPI and mpi4py for Open MPI only: those two are off.
-      TORUSGATHER_BUILD_DIR=build-mpich ./scripts/build.sh \
-        -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich \
-        -DMPI_Fortran_COMPILER=/usr/bin/mpif90.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
-        -DTORUSGATHER_SIMGRID=OFF -DTORUSGATHER_BOOST_MPI=OFF -DTORUSGATHER_MPI4PY=OFF \
+      TORUSGATHER_BUILD_DIR=build-mpich ./scripts/build-mpich.sh \
         "-DTORUSGATHER_TEST_RANKS=$small_ranks" "-DTORUSGATHER_FAMILY_RANKS=$family_ranks" -DTORUSGATHER_LEAK_CYCLES=1000
       # The MPI-independent unit and tg-plan tests ran in the openmpi suite.
       # env.calibration-file needs a plausible measurement: MPICH busy-polls,

@@ -819,16 +819,14 @@ int record_trial(Plan& plan, long cls, double seconds) {
   const std::size_t winner = d.winner;
   plan.measured[cls] = t.names[winner];
   std::string times;
-  std::size_t fastest = 0;
   for (std::size_t i = 0; i < n; ++i) {
     char us[32];
     std::snprintf(us, sizeof us, " %.2f us", d.median[i] * 1e6);
     times += (i ? ", " : "") + t.names[i] + us;
-    if (d.median[i] < d.median[fastest]) fastest = i;
   }
   std::string rounds;  // a challenger's paired rounds against the vendor
-  if (fastest != n - 1)
-    rounds = " (" + t.names[fastest] + " faster than the vendor in " + std::to_string(d.wins) + " of " +
+  if (d.fastest != n - 1)
+    rounds = " (" + t.names[d.fastest] + " faster than the vendor in " + std::to_string(d.wins) + " of " +
              std::to_string(calls - 1) + " rounds, " + std::to_string(d.needed) + " needed)";
   const long long lo = 1LL << cls, hi = (1LL << (cls + 1)) - 1;
   if (plan.rank == 0 && environment().verbose)

@@ -34,13 +34,14 @@ TrialDecision decide_trial(const std::vector<double>& seconds, std::size_t n, do
     std::vector<double> v = times[i];
     std::sort(v.begin(), v.end());
     if (!v.empty()) d.median[i] = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    if (d.median[i] < d.median[d.winner]) d.winner = i;
+    if (d.median[i] < d.median[d.fastest]) d.fastest = i;
   }
   const std::size_t vendor = n - 1;
+  d.winner = d.fastest;
   d.needed = wins_needed(static_cast<int>(rounds) - 1);
-  if (d.winner == vendor) return d;
-  for (std::size_t r = 0; r < times[vendor].size(); ++r) d.wins += times[d.winner][r] < times[vendor][r] ? 1 : 0;
-  if (d.median[d.winner] > margin * d.median[vendor] || d.wins < d.needed) d.winner = vendor;
+  if (d.fastest == vendor) return d;
+  for (std::size_t r = 0; r < times[vendor].size(); ++r) d.wins += times[d.fastest][r] < times[vendor][r] ? 1 : 0;
+  if (d.median[d.fastest] > margin * d.median[vendor] || d.wins < d.needed) d.winner = vendor;
   return d;
 }
 

@@ -22,6 +22,7 @@ int wins_needed(int rounds);
 
 struct TrialDecision {
   std::size_t winner = 0;       ///< index into the candidates
+  std::size_t fastest = 0;      ///< the lowest median (the winner unless the vendor keeps the call)
   std::vector<double> median;   ///< per candidate, over its timed calls
   int wins = 0, needed = 0;     ///< the fastest's wins against the vendor, and wins_needed
 };

@@ -64,28 +64,42 @@ bool check_schedule(const std::string& name, const Torus& t) {
 // 1 to d colours, the antipode's group in halves or whole.
 namespace {
 
-/// Every dim-rings variant on `t`, k ranks per node on its last axis (1:
-/// none), against stepping through; returns how many were compared.
-int check_dim_rings_variants(const Torus& t, int k) {
+/// `name` built with each of `params` on `t`, k ranks per node on its last
+/// axis (1: none), its closed form against stepping through; returns how
+/// many were compared.
+int check_built(const std::string& name, const std::vector<std::string>& params, const Torus& t, int k) {
   int checked = 0;
-  const int d = static_cast<int>(t.active_axes().size());
-  for (int colours = 1; colours <= d; ++colours)
-    for (const char* how : {"halves", "whole"}) {
-      BuildContext ctx;
-      ctx.params = std::to_string(colours) + "," + how;
-      std::string why;
-      const auto s = try_build(*find_algorithm("dim-rings"), t, &why, ctx);
-      EXPECT_TRUE(s) << why;
-      if (!s) continue;
-      CostProfile closed;
-      EXPECT_TRUE(closed_form_profile(*s, &closed, k));
-      expect_same(closed, k > 1 ? profile(*s, t.size(), &t, k) : profile(*s, t.size()),
-                  "dim-rings " + ctx.params + " on " + t.to_string() + ", " + std::to_string(k) + " per node");
-      ++checked;
-    }
+  for (const auto& p : params) {
+    BuildContext ctx;
+    ctx.params = p;
+    std::string why;
+    const auto s = try_build(*find_algorithm(name), t, &why, ctx);
+    EXPECT_TRUE(s) << why;
+    if (!s) continue;
+    CostProfile closed;
+    EXPECT_TRUE(closed_form_profile(*s, &closed, k));
+    expect_same(closed, k > 1 ? profile(*s, t.size(), &t, k) : profile(*s, t.size()),
+                name + " " + p + " on " + t.to_string() + ", " + std::to_string(k) + " per node");
+    ++checked;
+  }
   return checked;
 }
 
+/// Every dim-rings variant on `t`: 1 to d colours, halves or whole.
+int check_dim_rings_variants(const Torus& t, int k) {
+  std::vector<std::string> params;
+  const int d = static_cast<int>(t.active_axes().size());
+  for (int colours = 1; colours <= d; ++colours)
+    for (const char* how : {"halves", "whole"}) params.push_back(std::to_string(colours) + "," + how);
+  return check_built("dim-rings", params, t, k);
+}
+
+/// torus-bruck with every radix from 2 to `top` on `t`.
+int check_torus_bruck(const Torus& t, int top, int k) {
+  std::vector<std::string> params;
+  for (int radix = 2; radix <= top; ++radix) params.push_back(std::to_string(radix));
+  return check_built("torus-bruck", params, t, k);
+}
 }  // namespace
 
 TEST(ClosedForm, DimRingsEqualsStepped) {
@@ -157,29 +171,6 @@ TEST(ClosedForm, BridgeheadFromItsRingsEqualsStepped) {
   ASSERT_TRUE(lee);
   EXPECT_FALSE(closed_form_profile(*lee, &p));
 }
-
-namespace {
-/// torus-bruck with every radix from 2 to `top` on `t`, k ranks per node on
-/// its last axis (1: none), against stepping through; returns how many.
-int check_torus_bruck(const Torus& t, int top, int k) {
-  int checked = 0;
-  for (int radix = 2; radix <= top; ++radix) {
-    BuildContext ctx;
-    ctx.params = std::to_string(radix);
-    std::string why;
-    const auto s = try_build(*find_algorithm("torus-bruck"), t, &why, ctx);
-    EXPECT_TRUE(s) << why;
-    if (!s) continue;
-    CostProfile closed;
-    EXPECT_TRUE(closed_form_profile(*s, &closed, k));
-    expect_same(closed, k > 1 ? profile(*s, t.size(), &t, k) : profile(*s, t.size()),
-                "torus-bruck k=" + std::to_string(radix) + " on " + t.to_string() + ", " + std::to_string(k) +
-                    " per node");
-    ++checked;
-  }
-  return checked;
-}
-}  // namespace
 
 // torus-bruck's profile from its parts equals the stepped one: every
 // radix from 2 to 2d+1 (and one beyond) on every shape up to 512 ranks.

@@ -65,6 +65,7 @@ TEST(Trials, AMedianWinWithoutEnoughRoundsStaysWithTheVendor) {
   // The challenger's median is 20 % lower, but it is faster in 3 rounds of
   // 5 only: the noise of one window, not a win.
   const auto d = tg::decide_trial(calls_of({{8, 8, 8, 20, 20}, {10, 10, 10, 10, 10}}), 2, 0.95);
+  EXPECT_EQ(d.fastest, 0u);
   EXPECT_DOUBLE_EQ(d.median[0], 8);
   EXPECT_EQ(d.wins, 3);
   EXPECT_EQ(d.winner, 1u);
