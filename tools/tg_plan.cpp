@@ -41,7 +41,7 @@ void usage(FILE* out) {
                "               [--node-size g]   (three-phase: nodes of g consecutive ranks; default 1;\n"
                "                                  node-*: g ranks per node on the last axis; default its side)\n"
                "               [--r R]   (bridgehead, bridgehead-coloured, cubgos: pick a, b, k for r = alpha/(s beta); torus-bruck: its radix; default %g)\n"
-               "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k; torus-bruck: the radix k)\n"
+               "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k; torus-bruck: the radix k, or k,far for the far-first order)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --dims D --select [--sizes 8,1k,64k,1m] [--vendor ompi|mpich|ring|...|none]\n"
                "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--node-size k] [--json]\n"

@@ -30,6 +30,16 @@ bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long b
     build.overhead_ratio = ctx.machine.overhead / ctx.machine.alpha;
     build.round_ratio = ctx.tg_per_round / ctx.machine.alpha;
   }
+  build.node_ranks = ctx.machine.node_ranks;
+  if (ctx.machine.alpha > 0 && ctx.machine.beta > 0) {
+    // A candidate's time as select() predicts it, at the bucket's block size.
+    const double bytes = ctx.machine.alpha / (ctx.machine.beta * build.r);
+    build.cost = [&ctx, bytes](const Schedule& s) {
+      CostProfile p;
+      if (!closed_form_profile(s, &p, ctx.machine.node_ranks)) p = profile(s, kSteppedProfileLimit, &s.torus(), ctx.machine.node_ranks);
+      return predict(p, ctx.machine, bytes) + ctx.tg_per_round * static_cast<double>(p.rounds());
+    };
+  }
   if (!ctx.params_cache) return tuned_params(info, *ctx.torus, build, params, why);
   auto& known = (*ctx.params_cache)[info.name];
   auto it = known.find(bucket);

@@ -235,11 +235,10 @@ CostProfile torus_bruck_profile(const TorusBruckSchedule& s, int node_ranks) {
   const double share = node_axis >= 0 ? node_ranks : 1;
   CostProfile out;
   for (const auto& round : s.round_list()) {
-    const double row = static_cast<double>(t.stride(round.axis));
     double per_direction[2] = {0, 0};
     RoundCost c;
     for (const auto& p : round.parts) {
-      const double blocks = static_cast<double>(p.count) * row;
+      const double blocks = round.blocks(p);
       per_direction[port_plus(p.route.front()) ? 1 : 0] += blocks * static_cast<double>(p.route.size());
       c.recv_blocks += blocks;
       c.hops = std::max(c.hops, static_cast<int>(p.route.size()));

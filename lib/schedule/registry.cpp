@@ -51,13 +51,16 @@ const TunedParams kCubgos = {
 const TunedParams kTorusBruck = {
     "TORUSGATHER_BRUCK_RADIX",
     [](const Torus& t, const BuildContext& c) {
-      return std::to_string(TorusBruckSchedule::best(t, c.r, c.overhead_ratio, c.round_ratio));
+      return TorusBruckSchedule::to_string(
+          TorusBruckSchedule::best(t, c.r, c.overhead_ratio, c.round_ratio, c.node_ranks, c.cost));
     },
     [](const std::string& text, const Torus& t, std::string* why) {
-      int k = 0;
-      return TorusBruckSchedule::parse(text, t, &k, why);
+      TorusBruckSchedule::Params p;
+      return TorusBruckSchedule::parse(text, t, &p, why);
     },
-    [](const Schedule& s) { return std::to_string(static_cast<const TorusBruckSchedule&>(s).radix()); }};
+    [](const Schedule& s) {
+      return TorusBruckSchedule::to_string(static_cast<const TorusBruckSchedule&>(s).params());
+    }};
 
 const TunedParams kDimRings = {
     "TORUSGATHER_DIM_RINGS",
@@ -186,13 +189,13 @@ const std::vector<AlgorithmInfo>& algorithms() {
        },
        nullptr, &kCubgos},
       {"torus-bruck",
-       "Bruck's dissemination with radix k along each axis in turn, growing both ways round each ring: sum of ceil(log_k n_i) rounds, k - 1 calls per rank and round, each on its own axis (Bruck et al., IEEE TPDS 1997)",
+       "Bruck's dissemination with radix k, each round on one axis, growing both ways round each ring, near partners first or (k,far) the long calls first: sum of ceil(log_k n_i) rounds, k - 1 calls per rank and round (Bruck et al., IEEE TPDS 1997)",
        &TorusBruckSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
-         int k = 0;
+         TorusBruckSchedule::Params p;
          std::string why;
-         if (!TorusBruckSchedule::parse(params_text(t, c, kTorusBruck), t, &k, &why)) throw std::invalid_argument(why);
-         return std::make_unique<TorusBruckSchedule>(t, k);
+         if (!TorusBruckSchedule::parse(params_text(t, c, kTorusBruck), t, &p, &why)) throw std::invalid_argument(why);
+         return std::make_unique<TorusBruckSchedule>(t, p, c.node_ranks);
        },
        nullptr, &kTorusBruck},
       {"concentrate",

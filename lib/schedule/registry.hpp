@@ -4,6 +4,7 @@
 // all derive from it (after UCC's allgather registry).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct BuildContext {
   /// node-*: the ranks per node, which form the torus's last axis (1: one
   /// rank per node, and the node-aware schedules decline).
   int node_ranks = 1;
+  /// torus-bruck: a candidate's predicted seconds (the cost model's, at
+  /// this r), to pick its radix and order; unset: its own heuristic.
+  std::function<double(const Schedule&)> cost;
 };
 
 /// The algorithms whose a, b, k depend on the block size (circgos per axis,

@@ -8,16 +8,60 @@ namespace torusgather {
 
 namespace {
 
-/// The rounds of one axis of side n with radix k (see the header).
-std::vector<TorusBruckSchedule::Round> axis_rounds(int axis, long long n, int k) {
-  std::vector<TorusBruckSchedule::Round> out;
+using Runs = TorusBruckSchedule::Runs;
+using Round = TorusBruckSchedule::Round;
+using Part = TorusBruckSchedule::Part;
+
+long long count_of(const Runs& runs) {
+  long long c = 0;
+  for (const auto& r : runs) c += r.second;
+  return c;
+}
+
+void normalize(Runs* runs) {
+  std::sort(runs->begin(), runs->end());
+  Runs out;
+  for (const auto& r : *runs) {
+    if (!out.empty() && out.back().first + out.back().second >= r.first)
+      out.back().second = std::max(out.back().second, r.first + r.second - out.back().first);
+    else
+      out.push_back(r);
+  }
+  *runs = std::move(out);
+}
+
+Runs shifted(const Runs& runs, long long delta) {
+  Runs out = runs;
+  for (auto& r : out) r.first += delta;
+  return out;
+}
+
+/// The sender sends to itself - delta: the shorter way round (ties +, as
+/// the dimension-order routes of the cost model).
+std::vector<Port> route_of(int axis, long long n, long long delta) {
+  const long long ahead = ((-delta) % n + n) % n;
+  const bool plus = ahead <= n - ahead;
+  return std::vector<Port>(static_cast<std::size_t>(plus ? ahead : n - ahead), make_port(axis, plus));
+}
+
+/// Messages on the busiest link of the round's axis, per block sent.
+int link_messages(const std::vector<Part>& parts, long long n) {
+  int per_direction[2] = {0, 0};
+  for (const Part& p : parts) per_direction[port_plus(p.route.front()) ? 1 : 0] += static_cast<int>(p.route.size());
+  // On a side of 2 both ports reach the one neighbour over one link.
+  return n == 2 ? per_direction[0] + per_direction[1] : std::max(per_direction[0], per_direction[1]);
+}
+
+/// Bruck's rounds along one axis of side n, radix k (see the header).
+void chain_rounds(int axis, long long n, int k, std::vector<Runs>* held, std::vector<Round>* out) {
   const long long up = k / 2, down = (k - 1) / 2;  // partners up and down the ring
   long long low = 0, high = 0;                      // the interval [x - low, x + high]
   while (low + high + 1 < n) {
     const long long m = low + high + 1;
     long long left = n - m;
-    TorusBruckSchedule::Round round;
+    Round round;
     round.axis = axis;
+    round.held = *held;
     long long got_up = 0, got_down = 0;
     // Nearest partners first, alternating up and down: a cut-short round
     // keeps its routes short.
@@ -25,29 +69,50 @@ std::vector<TorusBruckSchedule::Round> axis_rounds(int axis, long long n, int k)
       if (j <= up && left > 0) {
         // From x + j*m: its lowest positions, next above the interval.
         const long long c = std::min(m, left);
-        round.parts.push_back({j * m, high + 1 + (j - 1) * m, c, {}});
+        round.parts.push_back({j * m, {{high + 1 + (j - 1) * m, c}}, route_of(axis, n, j * m)});
         got_up += c;
         left -= c;
       }
       if (j <= down && left > 0) {
         // From x - j*m: its highest positions, next below the interval.
         const long long c = std::min(m, left);
-        round.parts.push_back({-j * m, -low - (j - 1) * m - c, c, {}});
+        round.parts.push_back({-j * m, {{-low - (j - 1) * m - c, c}}, route_of(axis, n, -j * m)});
         got_down += c;
         left -= c;
       }
     }
-    for (auto& p : round.parts) {
-      // The sender sends to itself - delta: the shorter way round.
-      const long long ahead = ((-p.delta) % n + n) % n;
-      const bool plus = ahead <= n - ahead;
-      p.route.assign(static_cast<std::size_t>(plus ? ahead : n - ahead), make_port(axis, plus));
-    }
     high += got_up;
     low += got_down;
-    out.push_back(std::move(round));
+    (*held)[static_cast<std::size_t>(axis)] = {{-low, low + high + 1}};
+    out->push_back(std::move(round));
   }
-  return out;
+}
+
+/// The round of base-k digit `place` (partners c * place) on an axis of
+/// side n, a power of k: each partner sends all it holds on the axis.
+Round digit_round(int axis, long long n, int k, long long place, std::vector<Runs>* held) {
+  Round round;
+  round.axis = axis;
+  round.held = *held;
+  const Runs mine = (*held)[static_cast<std::size_t>(axis)];
+  Runs after = mine;
+  const long long up = k / 2, down = (k - 1) / 2;
+  for (long long c = 1; c <= std::max(up, down); ++c)
+    for (long long delta : {c * place, -c * place}) {
+      if ((delta > 0 && c > up) || (delta < 0 && c > down)) continue;
+      Runs along = shifted(mine, delta);
+      after.insert(after.end(), along.begin(), along.end());
+      round.parts.push_back({delta, std::move(along), route_of(axis, n, delta)});
+    }
+  normalize(&after);
+  (*held)[static_cast<std::size_t>(axis)] = std::move(after);
+  return round;
+}
+
+bool power_of(long long n, int k) {
+  long long m = 1;
+  while (m < n) m *= k;
+  return m == n;
 }
 
 long long ceil_log(long long n, long long k) {
@@ -56,7 +121,87 @@ long long ceil_log(long long n, long long k) {
   return rounds;
 }
 
+/// An upper bound on the pieces of torus_bruck_ranges's answer for any
+/// rank (a run may wrap round its ring once).
+long long pieces_bound(const Torus& t, int axis, const Runs& along, const std::vector<Runs>& held) {
+  long long pieces = 1;
+  bool inner = true;  // every axis after this one is whole
+  for (int b = t.ndims() - 1; b >= 0; --b) {
+    const Runs& runs = b == axis ? along : held[static_cast<std::size_t>(b)];
+    const long long c = count_of(runs);
+    if (inner && c >= t.dim(b)) continue;
+    long long split = 0;  // a run of more than one position may wrap round
+    for (const auto& r : runs) split += r.second > 1 ? 2 : 1;
+    pieces *= inner ? split : c;
+    inner = false;
+  }
+  return pieces;
+}
+
 }  // namespace
+
+double Round::blocks(const Part& p) const {
+  double b = static_cast<double>(count_of(p.along));
+  for (std::size_t a = 0; a < held.size(); ++a)
+    if (static_cast<int>(a) != axis) b *= static_cast<double>(count_of(held[a]));
+  return b;
+}
+
+void torus_bruck_ranges(const Torus& t, Rank x, int axis, const Runs& along, const std::vector<Runs>& held,
+                        BlockRanges* out) {
+  out->clear();
+  const int d = t.ndims();
+  std::vector<Runs> absolute(static_cast<std::size_t>(d));
+  for (int b = 0; b < d; ++b) {
+    const Runs& rel = b == axis ? along : held[static_cast<std::size_t>(b)];
+    const long long n = t.dim(b), at = t.coord(x, b);
+    Runs& abs = absolute[static_cast<std::size_t>(b)];
+    for (const auto& r : rel) {
+      if (r.second >= n) {
+        abs = {{0, n}};
+        break;
+      }
+      const long long s = ((at + r.first) % n + n) % n;
+      if (s + r.second <= n) {
+        abs.emplace_back(s, r.second);
+      } else {
+        abs.emplace_back(s, n - s);
+        abs.emplace_back(0, r.second - (n - s));
+      }
+    }
+    normalize(&abs);
+  }
+  // The axes after `inner` are whole: each position of `inner` is one range.
+  int inner = d - 1;
+  while (inner >= 0 && absolute[static_cast<std::size_t>(inner)].size() == 1 &&
+         absolute[static_cast<std::size_t>(inner)][0].second == t.dim(inner))
+    --inner;
+  if (inner < 0) {
+    out->emplace_back(0, t.size());
+    return;
+  }
+  // The axes before it: every combination of their positions.
+  std::vector<std::vector<long long>> coords(static_cast<std::size_t>(inner));
+  for (int b = 0; b < inner; ++b)
+    for (const auto& r : absolute[static_cast<std::size_t>(b)])
+      for (long long c = r.first; c < r.first + r.second; ++c) coords[static_cast<std::size_t>(b)].push_back(c);
+  std::vector<std::size_t> at(static_cast<std::size_t>(inner), 0);
+  const Rank stride = t.stride(inner);
+  while (true) {
+    Rank base = 0;
+    for (int b = 0; b < inner; ++b) base += coords[static_cast<std::size_t>(b)][at[static_cast<std::size_t>(b)]] * t.stride(b);
+    for (const auto& r : absolute[static_cast<std::size_t>(inner)]) {
+      const Rank lo = base + r.first * stride, hi = lo + r.second * stride;
+      if (!out->empty() && out->back().second == lo)
+        out->back().second = hi;
+      else
+        out->emplace_back(lo, hi);
+    }
+    int b = inner - 1;
+    while (b >= 0 && ++at[static_cast<std::size_t>(b)] == coords[static_cast<std::size_t>(b)].size()) at[static_cast<std::size_t>(b--)] = 0;
+    if (b < 0) break;
+  }
+}
 
 std::string TorusBruckSchedule::not_applicable(const Torus& torus) {
   return torus.size() < 2 ? "needs at least 2 ranks" : "";
@@ -68,66 +213,124 @@ long long TorusBruckSchedule::formula_rounds(const Torus& torus, int radix) {
   return rounds;
 }
 
-TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, int radix) : Schedule(torus), radix_(radix) {
-  if (radix < 2) throw std::invalid_argument("torus-bruck: the radix must be at least 2");
-  // The fastest axis first: a rank's blocks then stay one or two ranges of
-  // the row-major buffer.
-  for (int a = torus.ndims() - 1; a >= 0; --a) {
-    if (torus.dim(a) < 2) continue;
-    for (auto& round : axis_rounds(a, torus.dim(a), radix)) rounds_.push_back(std::move(round));
-  }
-  for (const Round& round : rounds_) {
-    // Every rank sends each part along the same number of links the same
-    // way, so each of those links carries one message per hop of the part.
-    int per_direction[2] = {0, 0};
-    std::size_t longest = 0;
-    for (const Part& p : round.parts) {
-      per_direction[port_plus(p.route.front()) ? 1 : 0] += static_cast<int>(p.route.size());
-      longest = std::max(longest, p.route.size());
-    }
-    // On a side of 2 both ports reach the one neighbour over one link.
-    const int link = torus.dim(round.axis) == 2 ? per_direction[0] + per_direction[1]
-                                                 : std::max(per_direction[0], per_direction[1]);
-    max_link_messages_ = std::max(max_link_messages_, link);
-    hops_sum_ += static_cast<long long>(longest);
-  }
-}
-
-int TorusBruckSchedule::best(const Torus& torus, double r, double q, double round_ratio) {
-  const int top = std::max(2, 2 * static_cast<int>(torus.active_axes().size()) + 1);
-  int best_k = 2;
-  double best_cost = -1;
-  for (int k = 2; k <= top; ++k) {
-    double cost = 0;
-    for (int a = torus.ndims() - 1; a >= 0; --a) {
-      if (torus.dim(a) < 2) continue;
-      const double row = static_cast<double>(torus.stride(a));
-      for (const Round& round : axis_rounds(a, torus.dim(a), k)) {
-        double per_direction[2] = {0, 0};
-        for (const Part& p : round.parts)
-          per_direction[port_plus(p.route.front()) ? 1 : 0] +=
-              static_cast<double>(p.count) * row * static_cast<double>(p.route.size());
-        cost += r * (1 + round_ratio + q * static_cast<double>(2 * round.parts.size() - 2)) +
-                std::max(per_direction[0], per_direction[1]);
+TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, Params params, int node_ranks)
+    : Schedule(torus), params_(params) {
+  const int k = params.radix;
+  if (k < 2) throw std::invalid_argument("torus-bruck: the radix must be at least 2");
+  const int d = torus.ndims();
+  std::vector<Runs> held(static_cast<std::size_t>(d), Runs{{0, 1}});
+  const int node_axis = node_ranks > 1 && d > 1 && torus.dim(d - 1) == node_ranks ? d - 1 : -1;
+  if (!params.far_first) {
+    // The fastest axis first: a rank's blocks then stay one or two ranges
+    // of the row-major buffer.
+    for (int a = d - 1; a >= 0; --a)
+      if (torus.dim(a) > 1) chain_rounds(a, torus.dim(a), k, &held, &rounds_);
+  } else {
+    // Bruck's axes first, then the digits by their busiest link (most
+    // messages first), the node axis last: the late rounds, which carry
+    // the most blocks, go the fewest hops.
+    struct Digit {
+      int axis;
+      long long place;
+      int load;
+      bool node;
+    };
+    std::vector<Digit> digits;
+    std::vector<int> node_chain;
+    for (int a = d - 1; a >= 0; --a) {
+      const long long n = torus.dim(a);
+      if (n < 2) continue;
+      if (!power_of(n, k)) {
+        if (a == node_axis)
+          node_chain.push_back(a);
+        else
+          chain_rounds(a, n, k, &held, &rounds_);
+        continue;
+      }
+      for (long long place = 1; place < n; place *= k) {
+        std::vector<Runs> probe(static_cast<std::size_t>(d), Runs{{0, 1}});
+        const Round r = digit_round(a, n, k, place, &probe);
+        digits.push_back({a, place, link_messages(r.parts, n), a == node_axis});
       }
     }
-    if (best_cost < 0 || cost < best_cost) {
-      best_cost = cost;
-      best_k = k;
-    }
+    std::stable_sort(digits.begin(), digits.end(), [](const Digit& x, const Digit& y) {
+      if (x.node != y.node) return !x.node;
+      if (x.load != y.load) return x.load > y.load;
+      if (x.axis != y.axis) return x.axis > y.axis;
+      return x.place > y.place;
+    });
+    for (const Digit& g : digits) rounds_.push_back(digit_round(g.axis, torus.dim(g.axis), k, g.place, &held));
+    for (int a : node_chain) chain_rounds(a, torus.dim(a), k, &held, &rounds_);
   }
-  return best_k;
+  for (const Round& round : rounds_) {
+    max_link_messages_ = std::max(max_link_messages_, link_messages(round.parts, torus.dim(round.axis)));
+    std::size_t longest = 0;
+    for (const Part& p : round.parts) {
+      longest = std::max(longest, p.route.size());
+      max_pieces_ = std::max(max_pieces_, pieces_bound(torus, round.axis, p.along, round.held));
+    }
+    hops_sum_ += static_cast<long long>(longest);
+  }
+  if (max_pieces_ > kMaxPieces)
+    throw std::invalid_argument("torus-bruck " + to_string(params) + ": a message would take up to " +
+                                std::to_string(max_pieces_) + " pieces of the buffer (at most " +
+                                std::to_string(kMaxPieces) + ")");
 }
 
-bool TorusBruckSchedule::parse(const std::string& text, const Torus&, int* radix, std::string* why) {
+TorusBruckSchedule::Params TorusBruckSchedule::best(const Torus& torus, double r, double q, double round_ratio,
+                                                    int node_ranks, const std::function<double(const Schedule&)>& cost) {
+  const int top = std::max(2, 2 * static_cast<int>(torus.active_axes().size()) + 1);
+  Params best_p;
+  double best_cost = -1;
+  for (int k = 2; k <= top; ++k)
+    for (bool far : {false, true}) {
+      std::unique_ptr<TorusBruckSchedule> s;
+      try {
+        s = std::make_unique<TorusBruckSchedule>(torus, Params{k, far}, node_ranks);
+      } catch (const std::invalid_argument&) {
+        continue;  // too many pieces
+      }
+      double c = 0;
+      if (cost) {
+        c = cost(*s);
+      } else {
+        for (const Round& round : s->rounds_) {
+          double per_direction[2] = {0, 0};
+          for (const Part& p : round.parts)
+            per_direction[port_plus(p.route.front()) ? 1 : 0] += round.blocks(p) * static_cast<double>(p.route.size());
+          c += r * (1 + round_ratio + q * static_cast<double>(2 * round.parts.size() - 2)) +
+               std::max(per_direction[0], per_direction[1]);
+        }
+      }
+      if (best_cost < 0 || c < best_cost) {
+        best_cost = c;
+        best_p = Params{k, far};
+      }
+    }
+  return best_p;
+}
+
+bool TorusBruckSchedule::parse(const std::string& text, const Torus&, Params* params, std::string* why) {
+  const auto comma = text.find(',');
+  const std::string radix = text.substr(0, comma);
+  const std::string order = comma == std::string::npos ? "" : text.substr(comma + 1);
   char* end = nullptr;
-  const long k = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || k < 2 || k > 1024) {
-    *why = "the radix '" + text + "' is not an integer from 2 to 1024";
+  const long k = std::strtol(radix.c_str(), &end, 10);
+  if (radix.empty() || *end != '\0' || k < 2 || k > 1024) {
+    *why = "the radix '" + radix + "' is not an integer from 2 to 1024";
     return false;
   }
-  *radix = static_cast<int>(k);
+  if (comma != std::string::npos && order != "far" && order != "near") {
+    *why = "the order '" + order + "' is neither 'far' nor 'near'";
+    return false;
+  }
+  params->radix = static_cast<int>(k);
+  params->far_first = order == "far";
   return true;
+}
+
+std::string TorusBruckSchedule::to_string(const Params& p) {
+  return std::to_string(p.radix) + (p.far_first ? ",far" : "");
 }
 
 class TorusBruckSchedule::Program final : public RankProgram {
@@ -140,36 +343,23 @@ class TorusBruckSchedule::Program final : public RankProgram {
     const Round& round = s_.rounds_[round_++];
     const Torus& t = s_.torus();
     const int a = round.axis;
-    const long long n = t.dim(a);
-    const Rank stride = t.stride(a);
     // Pointers into ranges_ stay valid: it is sized before any is taken.
     ranges_.assign(2 * round.parts.size(), {});
     std::size_t used = 0;
-    // Positions [offset, offset + count) of rank x's ring, with the axes
-    // already done whole: one or two ranges of the buffer.
-    auto blocks = [&](Rank x, long long offset, long long count) -> const BlockRanges* {
-      const Rank base = x - x % (n * stride);
-      const long long start = ((t.coord(x, a) + offset) % n + n) % n;
-      BlockRanges& out = ranges_[used++];
-      if (start + count <= n) {
-        out.emplace_back(base + start * stride, base + (start + count) * stride);
-      } else {
-        out.emplace_back(base, base + (start + count - n) * stride);
-        out.emplace_back(base + start * stride, base + n * stride);
-      }
-      return &out;
-    };
     std::vector<std::pair<Rank, Transfer>> recvs;
     for (const Part& p : round.parts) {
       Transfer send;
       send.port = p.route.front();
       send.route = &p.route;
       send.peer = t.shift(self_, a, -p.delta);
-      send.ranges = blocks(self_, p.offset - p.delta, p.count);
+      // What the peer receives: its positions `along`.
+      torus_bruck_ranges(t, send.peer, a, p.along, round.held, &ranges_[used]);
+      send.ranges = &ranges_[used++];
       ops.sends.push_back(send);
       Transfer recv = send;
       recv.peer = t.shift(self_, a, p.delta);
-      recv.ranges = blocks(self_, p.offset, p.count);
+      torus_bruck_ranges(t, self_, a, p.along, round.held, &ranges_[used]);
+      recv.ranges = &ranges_[used++];
       recvs.emplace_back(recv.peer, recv);
     }
     std::stable_sort(recvs.begin(), recvs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });

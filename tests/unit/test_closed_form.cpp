@@ -4,6 +4,7 @@
 // every rank's rounds (profile(), vendor_profile_stepped()) proves them.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "model/cost.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/torus_bruck.hpp"
 
 using namespace torusgather;
 
@@ -72,6 +74,7 @@ int check_built(const std::string& name, const std::vector<std::string>& params,
   for (const auto& p : params) {
     BuildContext ctx;
     ctx.params = p;
+    ctx.node_ranks = k;  // torus-bruck's far-first order puts the node axis last
     std::string why;
     const auto s = try_build(*find_algorithm(name), t, &why, ctx);
     EXPECT_TRUE(s) << why;
@@ -94,10 +97,18 @@ int check_dim_rings_variants(const Torus& t, int k) {
   return check_built("dim-rings", params, t, k);
 }
 
-/// torus-bruck with every radix from 2 to `top` on `t`.
+/// torus-bruck with every radix from 2 to `top` on `t`, in both orders
+/// (far-first only where no message takes more than kMaxPieces pieces).
 int check_torus_bruck(const Torus& t, int top, int k) {
   std::vector<std::string> params;
-  for (int radix = 2; radix <= top; ++radix) params.push_back(std::to_string(radix));
+  for (int radix = 2; radix <= top; ++radix) {
+    params.push_back(std::to_string(radix));
+    try {
+      TorusBruckSchedule(t, TorusBruckSchedule::Params{radix, true}, k);
+      params.push_back(std::to_string(radix) + ",far");
+    } catch (const std::invalid_argument&) {
+    }
+  }
   return check_built("torus-bruck", params, t, k);
 }
 }  // namespace
