@@ -227,20 +227,22 @@ TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, Params params, int no
       if (torus.dim(a) > 1) chain_rounds(a, torus.dim(a), k, &held, &rounds_);
   } else {
     // Bruck's axes first, then the digits by their busiest link (most
-    // messages first), the node axis last: the late rounds, which carry
-    // the most blocks, go the fewest hops.
+    // messages first), the node axis last (in shared memory, it is the
+    // cheapest place for the most blocks): the late network rounds go the
+    // fewest hops.
     struct Digit {
       int axis;
       long long place;
       int load;
-      bool node;
     };
     std::vector<Digit> digits;
     std::vector<int> node_chain;
     for (int a = d - 1; a >= 0; --a) {
       const long long n = torus.dim(a);
       if (n < 2) continue;
-      if (!power_of(n, k)) {
+      // The node axis in Bruck's order: its hops are shared memory, and an
+      // interval keeps its messages in fewer pieces.
+      if (!power_of(n, k) || a == node_axis) {
         if (a == node_axis)
           node_chain.push_back(a);
         else
@@ -250,11 +252,10 @@ TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, Params params, int no
       for (long long place = 1; place < n; place *= k) {
         std::vector<Runs> probe(static_cast<std::size_t>(d), Runs{{0, 1}});
         const Round r = digit_round(a, n, k, place, &probe);
-        digits.push_back({a, place, link_messages(r.parts, n), a == node_axis});
+        digits.push_back({a, place, link_messages(r.parts, n)});
       }
     }
     std::stable_sort(digits.begin(), digits.end(), [](const Digit& x, const Digit& y) {
-      if (x.node != y.node) return !x.node;
       if (x.load != y.load) return x.load > y.load;
       if (x.axis != y.axis) return x.axis > y.axis;
       return x.place > y.place;

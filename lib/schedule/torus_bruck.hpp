@@ -30,8 +30,9 @@ namespace torusgather {
 /// digit j, with partners c*k^j for the signed digits c != 0 (1..floor(k/2)
 /// up, 1..floor((k-1)/2) down); each partner sends all it holds. Any order of
 /// the digits delivers every position once, so the rounds go by their
-/// busiest link, most messages first; the node axis (k ranks per node,
-/// shared memory) last. Other axes keep Bruck's order and go first. A rank
+/// busiest link, most messages first. Other axes keep Bruck's order and go
+/// first; the node axis (k ranks per node, shared memory) keeps it and goes
+/// last. A rank
 /// then holds a product of position sets, one or more pieces of the
 /// row-major buffer per message (at most kMaxPieces).
 ///

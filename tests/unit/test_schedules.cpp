@@ -415,6 +415,11 @@ TEST(TorusBruck, FarFirstMovesTheLongCallsEarly) {
   EXPECT_DOUBLE_EQ(busiest(far), 526);
   EXPECT_EQ(far.round_list().front().parts.front().route.size(), 2u);
   EXPECT_EQ(far.max_pieces(), 16);  // {0, 2} on four axes
+  // With 4 ranks per node the node axis comes last, in Bruck's order: a
+  // message is one or two pieces (an interval that wraps) per node.
+  const TorusBruckSchedule nodes(Torus({4, 4, 8, 4}), TorusBruckSchedule::Params{2, true}, 4);
+  EXPECT_EQ(nodes.round_list().back().axis, 3);
+  EXPECT_EQ(nodes.max_pieces(), 256);
 }
 
 // A far-first message of more than kMaxPieces pieces is not built: 16^3
