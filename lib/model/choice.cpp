@@ -36,7 +36,8 @@ bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long b
     const double bytes = ctx.machine.alpha / (ctx.machine.beta * build.r);
     build.cost = [&ctx, bytes](const Schedule& s) {
       CostProfile p;
-      if (!closed_form_profile(s, &p, ctx.machine.node_ranks)) p = profile(s, kSteppedProfileLimit, &s.torus(), ctx.machine.node_ranks);
+      if (!closed_form_profile(s, &p, ctx.machine.node_ranks))
+        p = profile(s, kSteppedProfileLimit, &s.torus(), ctx.machine.node_ranks);
       return predict(p, ctx.machine, bytes) + ctx.tg_per_round * static_cast<double>(p.rounds());
     };
   }

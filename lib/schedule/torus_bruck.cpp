@@ -189,7 +189,7 @@ void torus_bruck_ranges(const Torus& t, Rank x, int axis, const Runs& along, con
   const Rank stride = t.stride(inner);
   while (true) {
     Rank base = 0;
-    for (int b = 0; b < inner; ++b) base += coords[static_cast<std::size_t>(b)][at[static_cast<std::size_t>(b)]] * t.stride(b);
+    for (std::size_t b = 0; b < at.size(); ++b) base += coords[b][at[b]] * t.stride(static_cast<int>(b));
     for (const auto& r : absolute[static_cast<std::size_t>(inner)]) {
       const Rank lo = base + r.first * stride, hi = lo + r.second * stride;
       if (!out->empty() && out->back().second == lo)
@@ -197,9 +197,10 @@ void torus_bruck_ranges(const Torus& t, Rank x, int axis, const Runs& along, con
       else
         out->emplace_back(lo, hi);
     }
-    int b = inner - 1;
-    while (b >= 0 && ++at[static_cast<std::size_t>(b)] == coords[static_cast<std::size_t>(b)].size()) at[static_cast<std::size_t>(b--)] = 0;
-    if (b < 0) break;
+    // The next combination, the last of the outer axes fastest.
+    std::size_t b = at.size();
+    while (b > 0 && ++at[b - 1] == coords[b - 1].size()) at[--b] = 0;
+    if (b == 0) break;
   }
 }
 
@@ -279,7 +280,8 @@ TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, Params params, int no
 }
 
 TorusBruckSchedule::Params TorusBruckSchedule::best(const Torus& torus, double r, double q, double round_ratio,
-                                                    int node_ranks, const std::function<double(const Schedule&)>& cost) {
+                                                    int node_ranks,
+                                                    const std::function<double(const Schedule&)>& cost) {
   const int top = std::max(2, 2 * static_cast<int>(torus.active_axes().size()) + 1);
   Params best_p;
   double best_cost = -1;
