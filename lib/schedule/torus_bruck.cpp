@@ -138,6 +138,12 @@ long long pieces_bound(const Torus& t, int axis, const Runs& along, const std::v
   return pieces;
 }
 
+std::invalid_argument too_many(const TorusBruckSchedule::Params& p, long long pieces) {
+  return std::invalid_argument("torus-bruck " + TorusBruckSchedule::to_string(p) + ": a message would take " +
+                               std::to_string(pieces) + " pieces of the buffer (at most " +
+                               std::to_string(TorusBruckSchedule::kMaxPieces) + ")");
+}
+
 }  // namespace
 
 double Round::blocks(const Part& p) const {
@@ -261,7 +267,14 @@ TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, Params params, int no
       if (x.axis != y.axis) return x.axis > y.axis;
       return x.place > y.place;
     });
-    for (const Digit& g : digits) rounds_.push_back(digit_round(g.axis, torus.dim(g.axis), k, g.place, &held));
+    for (const Digit& g : digits) {
+      rounds_.push_back(digit_round(g.axis, torus.dim(g.axis), k, g.place, &held));
+      // Stop before the held runs grow further: on a ring of 2^20 the last
+      // rounds would hold 2^19 runs each (0.2 s and 85 MB to refuse).
+      for (const Part& p : rounds_.back().parts)
+        if (const long long n = pieces_bound(torus, g.axis, p.along, rounds_.back().held); n > kMaxPieces)
+          throw too_many(params, n);
+    }
     for (int a : node_chain) chain_rounds(a, torus.dim(a), k, &held, &rounds_);
   }
   for (const Round& round : rounds_) {
@@ -273,10 +286,7 @@ TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, Params params, int no
     }
     hops_sum_ += static_cast<long long>(longest);
   }
-  if (max_pieces_ > kMaxPieces)
-    throw std::invalid_argument("torus-bruck " + to_string(params) + ": a message would take up to " +
-                                std::to_string(max_pieces_) + " pieces of the buffer (at most " +
-                                std::to_string(kMaxPieces) + ")");
+  if (max_pieces_ > kMaxPieces) throw too_many(params, max_pieces_);
 }
 
 TorusBruckSchedule::Params TorusBruckSchedule::best(const Torus& torus, double r, double q, double round_ratio,

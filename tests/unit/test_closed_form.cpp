@@ -97,6 +97,21 @@ int check_dim_rings_variants(const Torus& t, int k) {
   return check_built("dim-rings", params, t, k);
 }
 
+/// Sums check(t, k) over the shapes with a node axis of k = 2, 3, 4
+/// appended, up to `max_ranks` ranks.
+template <class Check>
+int with_node_axes(Rank max_ranks, Check check) {
+  int checked = 0;
+  for (const auto& dims : kShapes)
+    for (int k : {2, 3, 4}) {
+      auto with = dims;
+      with.push_back(k);
+      const Torus t(with);
+      if (t.size() <= max_ranks) checked += check(t, k);
+    }
+  return checked;
+}
+
 /// torus-bruck with every radix from 2 to `top` on `t`, in both orders
 /// (far-first only where no message takes more than kMaxPieces pieces).
 int check_torus_bruck(const Torus& t, int top, int k) {
@@ -129,13 +144,7 @@ TEST(ClosedForm, DimRingsEqualsStepped) {
 // memory (node_blocks), and a network link carries the node's k ranks'
 // loads, as profile() charges them. Every variant, k = 2, 3, 4 appended.
 TEST(ClosedForm, DimRingsWithANodeAxisEqualsStepped) {
-  int checked = 0;
-  for (const auto& dims : kShapes)
-    for (int k : {2, 3, 4}) {
-      auto with = dims;
-      with.push_back(k);
-      if (Torus(with).size() <= 1024) checked += check_dim_rings_variants(Torus(with), k);
-    }
+  const int checked = with_node_axes(1024, [](const Torus& t, int k) { return check_dim_rings_variants(t, k); });
   EXPECT_EQ(checked, 526);
 }
 
@@ -200,14 +209,8 @@ TEST(ClosedForm, TorusBruckFromItsPartsEqualsStepped) {
 // with k times its load, before: tpu-v4 with 4 per node at 8 B was
 // predicted 21.99 us against 20.30 simulated).
 TEST(ClosedForm, TorusBruckWithANodeAxisEqualsStepped) {
-  int checked = 0;
-  for (const auto& dims : kShapes)
-    for (int k : {2, 3, 4}) {
-      auto with = dims;
-      with.push_back(k);
-      const Torus t(with);
-      if (t.size() <= 512) checked += check_torus_bruck(t, 2 * t.ndims() + 1, k);
-    }
+  const int checked =
+      with_node_axes(512, [](const Torus& t, int k) { return check_torus_bruck(t, 2 * t.ndims() + 1, k); });
   EXPECT_GT(checked, 200);
 }
 
