@@ -125,7 +125,7 @@ def main():
         "",
         "Above 1024 ranks auto considers only the algorithms whose cost profile comes from their construction "
         "(dim-rings; hamiltonian where a rule gives its cycles: 2D with even or equal sides, odd cubes; "
-        "concentrate, and bridgehead and bridgehead-coloured on sides up to 16, from one ring per side) and the "
+        "concentrate on sides up to 4096, bridgehead and bridgehead-coloured on sides up to 16, from one ring per side) and the "
         "vendor's allgather; below, every algorithm (the other explicit schedules keep every rank's calls: "
         "docs/design.md, \"Scale\").",
         "",

@@ -112,7 +112,9 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
       c.why_not = "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED)";
     if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !info.node_aware && !has_closed_form(c.name) &&
         !has_ring_profile(c.name, torus))
-      c.why_not = has_ring_profile(c.name, Torus({2})) ? kSideTooLong : kNoClosedForm;
+      c.why_not = !has_ring_profile(c.name, Torus({2})) ? kNoClosedForm
+                  : c.name == "concentrate"                 ? kConcentrateSideTooLong
+                                                            : kSideTooLong;
     // Every rank builds what runs: the cycle search only up to the limit and
     // in 2D-4D (it takes 1.9 s to fail on 4x4x4x4x2, 19.5 s to succeed on
     // 4x4x4x4x4x4).

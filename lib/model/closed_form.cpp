@@ -215,12 +215,15 @@ CostProfile hamiltonian_profile(const Torus& t) {
 bool has_closed_form(const std::string& algorithm) { return algorithm == "dim-rings" || algorithm == "hamiltonian"; }
 
 bool has_ring_profile(const std::string& algorithm, const Torus& torus) {
-  if (algorithm == "concentrate") return true;  // a = 1, b = 3, k = 1: no search
   if (algorithm == "torus-bruck") return true;  // O(k log P) parts, a search over 2d radices
   if (algorithm == "dim-rings") return true;    // O(rounds · d), the variant for the block size
-  if (algorithm != "bridgehead" && algorithm != "bridgehead-coloured") return false;
+  int limit = kRingProfileSideLimit;
+  if (algorithm == "concentrate")
+    limit = kConcentrateSideLimit;  // a = 1, b = 3, k = 1: no search, but n^2 bits
+  else if (algorithm != "bridgehead" && algorithm != "bridgehead-coloured")
+    return false;
   for (int axis : torus.active_axes())
-    if (torus.dim(axis) > kRingProfileSideLimit) return false;
+    if (torus.dim(axis) > limit) return false;
   return true;
 }
 

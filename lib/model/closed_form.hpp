@@ -31,13 +31,20 @@ constexpr const char* kNeedsSearch =
 bool has_closed_form(const std::string& algorithm);
 
 /// Sides up to which `auto` considers bridgehead and bridgehead-coloured
-/// above kSteppedProfileLimit (concentrate on any side): their profile comes
+/// above kSteppedProfileLimit (concentrate up to kConcentrateSideLimit): their profile comes
 /// from one ring per side, but the a, b, k search over the cost formula grows with
 /// the side (the first block size: 8 ms on 16x16x16, 32 ms on 32x32x32).
 constexpr int kRingProfileSideLimit = 16;
+/// Sides up to which concentrate's ring profile is built: its gossip
+/// builder keeps a bit per block and rank of the ring, n^2 bits (a ring of
+/// 65,536 took 3.6 s and 1 GB; one of 2^20 ran out of memory).
+constexpr int kConcentrateSideLimit = 4096;
 /// Why they are not considered on longer sides.
 constexpr const char* kSideTooLong =
     "above 1024 ranks auto considers it only on sides up to 16: its a, b, k search grows with the side (name it, or "
+    "TORUSGATHER_TUNE)";
+constexpr const char* kConcentrateSideTooLong =
+    "above 1024 ranks auto considers it only on sides up to 4096: its profile's ring takes n^2 bits (name it, or "
     "TORUSGATHER_TUNE)";
 
 /// Whether `algorithm` on `torus` gets its profile from a built schedule's
