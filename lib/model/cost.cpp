@@ -134,18 +134,33 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
   for (const auto& [times, c] : profile.runs) {
     if (c.sends == 0 && c.recvs == 0) continue;  // a round in which this schedule moves nothing
     const double bytes = (m.shared_memory ? c.recv_blocks : c.link_blocks) * block_bytes;
-    const double software = m.overhead * std::max(0, c.sends + c.recvs - 2);
+    // LogP/LogGP (Culler et al. 1993; Alexandrov et al. 1995): a rank spends o
+    // on each message it sends, then o on each it receives, while earlier
+    // messages are on the wire. A round with α = 2o + L for one message each
+    // way ends at the latest of: its CPU time (all its overheads), the
+    // busiest link's transfer, and its last-sent message's arrival, plus
+    // receives arriving together (q per sender's slot) that queue.
+    const int sends = std::max(1, c.sends), recvs = std::max(1, c.recvs);
+    const double o = m.overhead, queued = o * ((recvs + sends - 1) / sends - 1);
+    const double message = c.recv_blocks / recvs * block_bytes;  // no more than a link carries
+    auto extra = [&](double alpha, double beta, double link_bytes, double limit) {
+      const double wire = std::max(0.0, alpha - 2 * o);
+      return std::max({o * (sends + recvs - 2) - wire, beta * link_bytes, limit,
+                       o * (sends - 1) + queued + beta * std::min(message, link_bytes)});
+    };
     double round = 0;
     if (c.link_blocks > 0 || c.node_blocks == 0) {
       // What a node's ranks send and receive must pass its injection limit.
       const double injected = 2.0 * std::max(1, m.node_ranks) * c.recv_blocks * block_bytes;
-      round = m.alpha + m.delta * std::max(0, c.hops - 1) + software +
-              std::max(m.beta * bytes, m.inject_beta * injected);
+      round = m.alpha + m.delta * std::max(0, c.hops - 1) + extra(m.alpha, m.beta, bytes, m.inject_beta * injected);
     }
     if (c.node_blocks > 0) {
-      // The node's shared memory, at the same time as the network.
-      const double node = (m.node_alpha > 0 ? m.node_alpha : m.alpha) + (c.link_blocks > 0 ? 0 : software) +
-                          (m.node_beta > 0 ? m.node_beta : m.beta) * c.node_blocks * block_bytes;
+      // The node's shared memory, at the same time as the network (whose
+      // round already holds the messages' overhead).
+      const double alpha = m.node_alpha > 0 ? m.node_alpha : m.alpha;
+      const double beta = m.node_beta > 0 ? m.node_beta : m.beta;
+      const double node_bytes = c.node_blocks * block_bytes;
+      const double node = alpha + (c.link_blocks > 0 ? beta * node_bytes : extra(alpha, beta, node_bytes, 0));
       round = std::max(round, node);
     }
     t += static_cast<double>(times) * round;

@@ -51,7 +51,7 @@ struct Machine {
   double alpha = 1e-6;     ///< seconds per round (one message between neighbours)
   double beta = 1e-10;     ///< seconds per byte per link direction
   double delta = 0;        ///< seconds per hop beyond the first
-  double overhead = 0;     ///< seconds per message beyond one send and one receive
+  double overhead = 0;     ///< seconds a rank spends per message (α holds one send's and one receive's)
   bool shared_memory = false;
   /// The node axis's α and β (shared memory between a node's ranks); 0: as
   /// the network's.
@@ -66,8 +66,10 @@ struct Machine {
 };
 
 /// Predicted seconds of one allgather with blocks of `block_bytes`:
-/// Σ over rounds of α + δ·(hops−1) + o·(sends+recvs−2) + β·bytes, bytes being
-/// the busiest link's (or, in shared memory, the busiest receiver's). A
+/// Σ over rounds of α + δ·(hops−1) + max(o·(s+r−2) − (α−2o), β·bytes,
+/// o·(s−1) + o·(⌈r/s⌉−1) + β·message) for s sends and r receives, bytes
+/// being the busiest link's (or, in shared memory, the busiest receiver's):
+/// the overheads overlap the transfer (LogP/LogGP; docs/design.md). A
 /// round that also moves data on the node axis takes the longer of that
 /// and α_node + β_node·(the busiest node-axis link's bytes). With an
 /// injection limit, a network round's transfer term is at least

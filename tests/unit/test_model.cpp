@@ -334,18 +334,48 @@ TEST(CostModel, OverheadDeltaAndSharedMemory) {
   m.alpha = 10;
   m.beta = 1;
   m.delta = 2;
-  m.overhead = 0.5;
-  // Per round: α 10 + δ·3 + o·(3+3-2) + β·2·s (s = 1).
-  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * (10 + 6 + 2 + 2));
+  m.overhead = 1;
+  // Per round: α 10 + δ·3 + the latest of the overheads less the wire
+  // (1·4 - (10 - 2)), the link (β·2·s, s = 1) and the last send's message
+  // (1·2 + β·6/3): the extra messages' overhead overlaps the transfer.
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * (10 + 6 + 4));
   m.shared_memory = true;  // what a rank receives, not a link's load
-  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * (10 + 6 + 2 + 6));
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * (10 + 6 + 6));
+  m.overhead = 0;
+  EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * (10 + 6 + 6));
   EXPECT_EQ(CostProfile::deserialize(p.serialize()).runs, p.runs);
+}
+
+// Rounds in which every rank sends to and receives from k neighbours, as
+// SimGrid ran them on tofud's 4x4x4x2x3x2 with 0.2 us per message and
+// 0.1 us links (768 ranks, back-to-back rounds, 8 B): 0.47, 0.80, 1.20 and
+// 4.00 us for k = 1, 2, 3, 10. A rank's own sends delay its receives, and
+// the wire hides the first receive's overhead.
+TEST(CostModel, OverheadPerMessageAsSimGridRunsARound) {
+  Machine m;
+  m.alpha = 0.5e-6;  // 2o + 0.1 us
+  m.beta = 1e-15;
+  m.overhead = 0.2e-6;
+  for (const auto& [k, micros] : std::vector<std::pair<int, double>>{{1, 0.5}, {2, 0.8}, {3, 1.2}, {10, 4.0}}) {
+    CostProfile p;
+    p.add(RoundCost{1.0 * k, 1.0 * k, k, k, 1});
+    EXPECT_NEAR(predict(p, m, 8) * 1e6, micros, 1e-6) << k;
+  }
+  // One send and four receives arriving together: they queue.
+  CostProfile gather;
+  gather.add(RoundCost{4, 4, 1, 4, 1});
+  EXPECT_NEAR(predict(gather, m, 8) * 1e6, 0.5 + 3 * 0.2, 1e-6);
+  // A large message: the link's transfer, the overheads hidden behind it.
+  CostProfile large;
+  large.add(RoundCost{3, 3, 3, 3, 1});
+  m.beta = 1e-9;  // 1 GB/s: 3 us for 3 KB
+  EXPECT_NEAR(predict(large, m, 1000) * 1e6, 0.5 + 3.0, 1e-6);
 }
 
 // The size-tuned parameters minimise what predict() and the selector
 // charge, software per message and per round included, so a larger block
-// is never predicted faster. A ring of 3 with a slow executor (the CI's
-// sanitizer run): torus-bruck's radix 2 at 1 B, chosen without the
+// is never predicted faster (equal while the overhead hides the
+// transfer). A ring of 3 with a slow executor (the CI's sanitizer run): torus-bruck's radix 2 at 1 B, chosen without the
 // per-round cost, was predicted slower than radix 3 at 64 KiB.
 TEST(CostModel, TunedPredictionsGrowWithTheBlock) {
   for (const std::vector<int>& dims : std::vector<std::vector<int>>{{3}, {2, 2}, {4, 4}, {3, 5}, {2, 3, 4}}) {
@@ -369,7 +399,7 @@ TEST(CostModel, TunedPredictionsGrowWithTheBlock) {
         ASSERT_TRUE(closed_form_profile(*s, &p));
         const double predicted =
             predict(p, ctx.machine, static_cast<double>(bytes)) + ctx.tg_per_round * static_cast<double>(p.rounds());
-        EXPECT_GT(predicted, last) << name << " " << params << " at " << bytes << " B on " << t.to_string();
+        EXPECT_GE(predicted, last) << name << " " << params << " at " << bytes << " B on " << t.to_string();
         last = predicted;
       }
     }
