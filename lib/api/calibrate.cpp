@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -28,7 +27,6 @@ constexpr int kRepetitions = 20;
 /// away (δ); the overhead is measured by symmetric() on every rank.
 struct Roles {
   Rank near = -1, far = -1;
-  std::vector<Rank> neighbours;
   explicit Roles(const Torus& t) {
     const auto axes = t.active_axes();
     if (axes.empty()) return;
@@ -37,11 +35,6 @@ struct Roles {
       far = t.shift(0, axes[0], 2);
     else if (axes.size() > 1)
       far = t.neighbor(near, make_port(axes[1], true));
-    std::set<Rank> seen;
-    for (Port p = 0; p < t.ports(); ++p) {
-      const Rank n = t.neighbor(0, p);
-      if (n != 0 && seen.insert(n).second) neighbours.push_back(n);
-    }
   }
 };
 
@@ -72,8 +65,8 @@ double bounce(MPI_Comm comm, int rank, const std::vector<Rank>& peers, int bytes
   return best;
 }
 
-/// The distinct network neighbours of rank c (not on its node: the node
-/// axis is the last when node_ranks > 1).
+/// The distinct neighbours of rank c; with node_ranks > 1 only its network
+/// ones (the node axis, the last, left out).
 std::vector<Rank> network_neighbours(const Torus& t, Rank c, int node_ranks) {
   std::vector<Rank> out;
   const int axes = node_ranks > 1 ? t.ndims() - 1 : t.ndims();
@@ -126,11 +119,7 @@ double symmetric(MPI_Comm comm, const Torus& t, bool all, int bytes, int reps) {
   const auto axes = t.active_axes();
   std::vector<Rank> to, from;
   if (all) {
-    for (Port p = 0; p < t.ports(); ++p) {
-      const Rank n = t.neighbor(static_cast<Rank>(rank), p);
-      if (n != static_cast<Rank>(rank) && std::find(to.begin(), to.end(), n) == to.end()) to.push_back(n);
-    }
-    from = to;  // the neighbour relation is symmetric
+    to = from = network_neighbours(t, static_cast<Rank>(rank), 1);  // every axis's; the relation is symmetric
   } else {
     to.push_back(t.neighbor(static_cast<Rank>(rank), make_port(axes[0], true)));
     from.push_back(t.neighbor(static_cast<Rank>(rank), make_port(axes[0], false)));
@@ -224,7 +213,7 @@ Machine measure(MPI_Comm comm, const Torus& t, int node_ranks, bool shared, doub
   }
   m.alpha = std::max(1e-9, small - kSmallBytes * m.beta);
   m.delta = std::max(0.0, far - small);
-  const std::size_t extra = 2 * (roles.neighbours.size() - 1);
+  const std::size_t extra = 2 * (network_neighbours(t, 0, 1).size() - 1);
   m.overhead = extra ? std::max(0.0, (all - one) / static_cast<double>(extra)) : 0.0;
   return m;
 }
