@@ -34,12 +34,8 @@ class NodeSlicedProgram final : public RankProgram {
       // overhead of those posted before it: rank j starts j/k of the way
       // round its list, so the node's first messages go out on different
       // links (tpu-v4, 4 per node, 1 MiB: 2,302 -> 2,158 us simulated).
-      const std::size_t n = ops.sends.size();
-      if (n > 1)
-        std::rotate(ops.sends.begin(),
-                    ops.sends.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(j_) * n /
-                                                                    static_cast<std::size_t>(k_) % n),
-                    ops.sends.end());
+      const auto n = static_cast<std::ptrdiff_t>(ops.sends.size());
+      if (n > 1) std::rotate(ops.sends.begin(), ops.sends.begin() + j_ * n / k_ % n, ops.sends.end());
       return;
     }
     const long long step = round_ - inner_rounds;

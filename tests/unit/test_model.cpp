@@ -375,8 +375,9 @@ TEST(CostModel, OverheadPerMessageAsSimGridRunsARound) {
 // The size-tuned parameters minimise what predict() and the selector
 // charge, software per message and per round included, so a larger block
 // is never predicted faster (equal while the overhead hides the
-// transfer). A ring of 3 with a slow executor (the CI's sanitizer run): torus-bruck's radix 2 at 1 B, chosen without the
-// per-round cost, was predicted slower than radix 3 at 64 KiB.
+// transfer). A ring of 3 with a slow executor (the CI's sanitizer run):
+// torus-bruck's radix 2 at 1 B, chosen without the per-round cost, was
+// predicted slower than radix 3 at 64 KiB.
 TEST(CostModel, TunedPredictionsGrowWithTheBlock) {
   for (const std::vector<int>& dims : std::vector<std::vector<int>>{{3}, {2, 2}, {4, 4}, {3, 5}, {2, 3, 4}}) {
     const Torus t(dims);
