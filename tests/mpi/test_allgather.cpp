@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "schedule/registry.hpp"
+#include "topology/torus.hpp"
 #include "torusgather/torusgather.h"
 
 namespace {
@@ -121,6 +123,16 @@ std::string shape_name(const std::vector<int>& dims) {
   return s;
 }
 
+/// What a forced `name` runs on a torus of `dims`: itself where its
+/// construction takes the shape, else dim-rings.
+std::string expected_run(const std::string& name, const std::vector<int>& dims, int node_ranks) {
+  torusgather::BuildContext context;
+  context.node_ranks = node_ranks;
+  std::string why;
+  const torusgather::AlgorithmInfo* info = torusgather::find_algorithm(name);
+  return info && torusgather::try_build(*info, torusgather::Torus(dims), &why, context) ? name : "dim-rings";
+}
+
 /// Algorithms whose executor paths together cover all of them: block sets
 /// as nested vectors (dim-rings), blocks cut into colours (hamiltonian),
 /// relay buffers (partial-cycles-ti), routed calls with block ranges
@@ -189,6 +201,7 @@ int main(int argc, char** argv) {
   //    where the environment gives one of P ranks, that one alone (with
   //    TORUSGATHER_NODE_SIZE: a torus whose last axis is a node's ranks).
   std::vector<std::vector<int>> shapes = shapes_of(g_size);
+  int node_ranks = 1;  // k > 1: the last axis is each node's k ranks
   if (const char* env = std::getenv("TORUSGATHER_DIMS"); env && *env) {
     std::vector<int> dims;
     for (const char* p = env; *p;) {
@@ -203,80 +216,21 @@ int main(int argc, char** argv) {
       dims.push_back(std::atoi(k));
       product = g_size;
     }
+    if (k && std::atoi(k) > 1 && product == g_size && dims.back() == std::atoi(k)) node_ranks = std::atoi(k);
     if (product == g_size) shapes = {dims};
   }
   for (const auto& dims : shapes) {
     setenv("TORUSGATHER_DIMS", shape_name(dims).c_str(), 1);
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    char chosen[64] = "";
-    TG_Algorithm_chosen("hamiltonian", comm, chosen, sizeof chosen);
-    // Theorem 2's rules cover every even 2D torus and a ring is its own
-    // cycle; elsewhere a decomposition may or may not be found.
-    const bool even2d = dims.size() == 2 && dims[0] % 2 == 0 && dims[1] % 2 == 0;
-    const std::string c = chosen;
-    const bool must = even2d || dims.size() == 1;
-    check(must ? c == "hamiltonian" : (c == "hamiltonian" || c == "dim-rings"),
-          "forced hamiltonian on " + shape_name(dims) + " ran " + c);
-    // §3.2's and §3.3's partial Hamiltonian cycles take every torus of two
-    // sides > 1, one odd and one even >= 4 (4x3 and 3x4 among 12 ranks) or
-    // both odd (3x3, 5x5), and no other.
-    int odd = 0, even4 = 0, sides = 0;
-    for (int n : dims) {
-      sides += n > 1;
-      odd += n > 1 && n % 2 == 1;
-      even4 += n >= 4 && n % 2 == 0;
-    }
-    TG_Algorithm_chosen("hamiltonian-partial", comm, chosen, sizeof chosen);
-    check(std::string(chosen) == (sides == 2 && (odd == 2 || (odd == 1 && even4 == 1)) ? "hamiltonian-partial" : "dim-rings"),
-          "forced hamiltonian-partial on " + shape_name(dims) + " ran " + chosen);
-    // Partial cycles certainly fit a 2D torus with an even side >= 4 and the
-    // other >= 2 (§4.1) and one with both sides odd (our helices: 3x3, 5x5);
-    // elsewhere (§4.2-4.3, sides of 2) they may or may not.
-    TG_Algorithm_chosen("partial-cycles", comm, chosen, sizeof chosen);
-    const bool fits41 = dims.size() == 2 && dims[0] >= 2 && dims[1] >= 2 &&
-                        ((dims[0] % 2 == 1 && dims[1] % 2 == 1) || (dims[0] % 2 == 0 && dims[0] >= 4) ||
-                         (dims[1] % 2 == 0 && dims[1] >= 4));
-    const std::string pc = chosen;
-    check(fits41 ? pc == "partial-cycles" : (pc == "partial-cycles" || pc == "dim-rings"),
-          "forced partial-cycles on " + shape_name(dims) + " ran " + pc);
-    // The perfect Lee codes need d <= 3 sides > 1, each a multiple of 2d+1
-    // (Delmas & Pérennes); the circulant takes any rank count above 4 (Monakhova & Monakhov).
-    int active = 0;
-    bool lee = true;
-    for (int n : dims) active += n > 1;
-    for (int n : dims) lee = lee && (n == 1 || n % (2 * active + 1) == 0);
-    TG_Algorithm_chosen("lee-code", comm, chosen, sizeof chosen);
-    check(std::string(chosen) == (lee && active >= 1 ? "lee-code" : "dim-rings"),
-          "forced lee-code on " + shape_name(dims) + " ran " + chosen);
-    // §6's split broadcast has nothing to send on a ring of 3.
-    TG_Algorithm_chosen("lee-code-large", comm, chosen, sizeof chosen);
-    check(std::string(chosen) == (lee && active >= 1 && g_size != 3 ? "lee-code-large" : "dim-rings"),
-          "forced lee-code-large on " + shape_name(dims) + " ran " + chosen);
-    TG_Algorithm_chosen("circulant", comm, chosen, sizeof chosen);
-    check(std::string(chosen) == (g_size > 4 ? "circulant" : "dim-rings"),
-          "forced circulant on " + shape_name(dims) + " ran " + chosen);
-    // The chordal ring C(N, c) needs N even and an odd chord 3 <= c <= N/2:
-    // N = 6, 8, 10, ... (Barrière, Cohen & Mitjana §4.1 where (c+1) | N, §4.3 otherwise).
-    const bool chordal = g_size % 2 == 0 && g_size >= 6;
-    TG_Algorithm_chosen("chordal-ring", comm, chosen, sizeof chosen);
-    check(std::string(chosen) == (chordal ? "chordal-ring" : "dim-rings"),
-          "forced chordal-ring on " + shape_name(dims) + " ran " + chosen);
-    // The hierarchical three-phase takes any communicator of 2 ranks or more.
-    TG_Algorithm_chosen("three-phase", comm, chosen, sizeof chosen);
-    check(std::string(chosen) == (g_size >= 2 ? "three-phase" : "dim-rings"),
-          "forced three-phase on " + shape_name(dims) + " ran " + chosen);
-    // The start-up family (Juurlink, Rao & Sibeyn) applies to every shape.
-    for (const char* any : {"bridgehead", "concentrate"}) {
-      TG_Algorithm_chosen(any, comm, chosen, sizeof chosen);
-      check(std::string(chosen) == any, std::string("forced ") + any + " on " + shape_name(dims) + " ran " + chosen);
-    }
-    // cubgos (torgos in 2D) and the coloured highdimgos' take every torus of
-    // 2 or more sides > 1.
-    for (const char* two : {"cubgos", "bridgehead-coloured"}) {
-      TG_Algorithm_chosen(two, comm, chosen, sizeof chosen);
-      check(std::string(chosen) == (active >= 2 ? two : "dim-rings"),
-            std::string("forced ") + two + " on " + shape_name(dims) + " ran " + chosen);
+    // A forced algorithm runs where the registry's construction takes the
+    // shape (the papers' rules: tests/unit/test_registry.cpp), else dim-rings.
+    for (const std::string& name : library_algorithms()) {
+      char chosen[64] = "";
+      const int err = TG_Algorithm_chosen(name.c_str(), comm, chosen, sizeof chosen);
+      const std::string expected = expected_run(name, dims, node_ranks);
+      check(err == MPI_SUCCESS && expected == chosen,
+            "forced " + name + " on " + shape_name(dims) + " ran " + chosen + ", expected " + expected);
     }
     run_cases(comm, "dims " + shape_name(dims), cases);
     MPI_Comm_free(&comm);
