@@ -111,8 +111,7 @@ double exchange(MPI_Comm comm, const Torus& t, int node_ranks, int bytes, int re
 /// receives as much from `all` its distinct neighbours, or else sends to
 /// its + neighbour on the first axis and receives from its - one. Returns
 /// (on rank 0) the fastest repetition's time. Bouncing off rank 0 alone
-/// missed the receives that overlap its own sends (0.166 us of SimGrid's
-/// 0.2 on tofud).
+/// would miss the receives that overlap its own sends.
 double symmetric(MPI_Comm comm, const Torus& t, bool all, int bytes, int reps) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Measures the cost model's machine parameters once per communicator
-// . α, β, δ and the per-message overhead between torus
-// neighbours, agreed across ranks, with overrides and an optional cache file.
+// Measures the cost model's machine parameters: α, β, δ and the per-message
+// overhead between torus neighbours, agreed across ranks, with overrides and
+// an optional cache file. Run once per group of ranks (api/machine.hpp).
 #pragma once
 
 #include <mpi.h>

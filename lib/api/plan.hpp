@@ -29,8 +29,7 @@ struct Layout {
 
 /// The last call's arguments apart from its buffers, and what they decided:
 /// a program that calls MPI_Allgather in a loop repeats them, and the checks
-/// and the choice they need cost about 0.5 us a call (auto measured
-/// 1.18x the vendor's 2.7 us at 8 B on 4 ranks). Kept only when both types
+/// and the choice they need are then skipped. Kept only when both types
 /// are predefined: a freed derived type's handle may come back as another.
 struct CallMemo {
   bool valid = false;
@@ -91,9 +90,9 @@ struct Plan {
   /// decision: every rank keeps only what runs).
   std::unique_ptr<Schedule> profiling_scratch;
   std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
-  /// For bridgehead and cubgos, whose a, b, k depend on r: algorithm ->
-  /// round(log2 r) -> the schedule (in schedules), and its a, b, k as text
-  /// (the search is slow).
+  /// For the size-tuned algorithms, whose parameters depend on r: algorithm
+  /// -> round(log2 r) -> the schedule (in schedules), and its parameters as
+  /// text (the search is slow).
   std::map<std::string, std::map<long, const Schedule*>> tuned_by_r;
   std::map<std::string, std::map<long, std::string>> tuned_params;
   std::unique_ptr<Calibration> calibration;                     ///< measured on first need (collective)

@@ -86,9 +86,8 @@ Prepared::~Prepared() {
 
 int Prepared::bind(MPI_Comm comm, void* recvbuf) {
   // Each start posts nonblocking calls: Open MPI 4.1's persistent requests
-  // (MPI_Send_init, MPI_Recv_init, MPI_Startall) were slower here (dim-rings,
-  // 8 B, 4 ranks: 14.7-19.4 us a call against 11.7-13.5), and SimGrid
-  // 3.32's persistent sends of derived types carried stale data.
+  // are slower than them, and SimGrid 3.32's persistent sends of derived
+  // types carry stale data (docs/usage.md).
   bound_comm_ = comm;
   bound_base_ = static_cast<char*>(recvbuf);
   bound_recvs_.assign(recvs_.size(), {});
@@ -381,9 +380,8 @@ int execute(const Schedule& schedule, MPI_Comm comm, void* recvbuf, int recvcoun
 /// SimGrid SMPI flavour only (used by tg-bench-smpi for the sizes whose
 /// results it does not check): a block set goes as one contiguous message of
 /// the same byte count instead of a derived-datatype message. SMPI packs
-/// every non-contiguous message into a temporary buffer of its full size; on
-/// 512 simulated ranks the dimension-ring messages of 1 MiB blocks (64 blocks
-/// per message, 6 ports) would need 200 GiB at once. SMPI models both as one
+/// every non-contiguous message into a temporary buffer of its full size,
+/// which at the lab's sizes exceeds any memory. SMPI models both as one
 /// flow of the same size on the same route, so the simulated time is the
 /// same; the received data is not (the buffers are SMPI_SHARED_MALLOC
 /// garbage at those sizes anyway). Exact (the default) otherwise.

@@ -133,8 +133,8 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     std::string key = c.name;
     if (info.tuned) {  // the a, b, k of this block size
       // The search runs where the profile is computed (and the table
-      // printed): on rank 0 only, keyed by the r bucket elsewhere. Under
-      // SimGrid every rank's search adds up: 17 s of 1728 ranks' 10 ms.
+      // printed): on rank 0 only, keyed by the r bucket elsewhere (under
+      // SimGrid every rank's search would add up in one process).
       const auto fixed = ctx.fixed_params.find(info.name);
       if (ctx.root || (fixed != ctx.fixed_params.end() && !fixed->second.empty())) {
         std::string params;

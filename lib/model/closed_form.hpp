@@ -11,10 +11,8 @@ namespace torusgather {
 
 /// Above this many ranks `auto` considers only the algorithms whose profile
 /// comes from their construction. Up to it, rank 0 builds every schedule
-/// and steps through all ranks' rounds of those without one (the first block
-/// size: 0.04 s on 8x8x8, 0.25 s on 32x32; 182 s at 4096 ranks before the
-/// closed forms), so that the lab's tori up to 27x27 keep their choices
-/// (cubgos on 27x27 with 100 ns links has no closed form yet).
+/// and steps through all ranks' rounds of those without one, which grows as
+/// P^2 (docs/performance.md, "Scale").
 constexpr long long kSteppedProfileLimit = 1024;
 /// Why an algorithm is not considered above that.
 constexpr const char* kNoClosedForm =
@@ -33,11 +31,10 @@ bool has_closed_form(const std::string& algorithm);
 /// Sides up to which `auto` considers bridgehead and bridgehead-coloured
 /// above kSteppedProfileLimit (concentrate up to kConcentrateSideLimit): their profile comes
 /// from one ring per side, but the a, b, k search over the cost formula grows with
-/// the side (the first block size: 8 ms on 16x16x16, 32 ms on 32x32x32).
+/// the side.
 constexpr int kRingProfileSideLimit = 16;
 /// Sides up to which concentrate's ring profile is built: its gossip
-/// builder keeps a bit per block and rank of the ring, n^2 bits (a ring of
-/// 65,536 took 3.6 s and 1 GB; one of 2^20 ran out of memory).
+/// builder keeps a bit per block and rank of the ring, n^2 bits.
 constexpr int kConcentrateSideLimit = 4096;
 /// Why they are not considered on longer sides.
 constexpr const char* kSideTooLong =

@@ -319,7 +319,7 @@ namespace {
 
 /// A ring's steps and their sum, remembered: the parameter searches (best,
 /// best_coloured) ask for the same rings again and again, per axis, per
-/// colour and per r bucket (13 ms per rank and bucket on 8x8x8 without it).
+/// colour and per r bucket.
 struct RingSteps {
   std::vector<long long> steps;
   long long sum = 0;

@@ -7,10 +7,9 @@
 // over the node's k ranks then exchanges the slices (the third phase of
 // Barrière, Cohen & Mitjana §4.1's accumulate/gossip/broadcast shape, run
 // with every rank of a node busy instead of one leader per node). On an
-// even ring the last step sends halves both ways, a pair of ranks included:
-// unlike dim-rings on a side of 2, since two concurrent halves beat one
-// whole slice in the simulations (gemini, 2 ranks per router, 64 KiB:
-// 2,429 against 2,569 us).
+// even ring the last step sends halves both ways, a pair of ranks included
+// (unlike dim-rings on a side of 2): two concurrent halves beat one whole
+// slice in the lab's simulations (docs/performance.md).
 #pragma once
 
 #include <memory>

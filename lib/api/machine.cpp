@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "api/machine.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/errors.hpp"
+#include "api/plan_cache.hpp"
+#include "model/choice.hpp"
+#include "model/closed_form.hpp"
+#ifdef TORUSGATHER_SMPI
+#include <xbt/config.hpp>
+#endif
+
+namespace torusgather {
+
+namespace {
+
+/// The time of one `call`: the fastest of `reps` runs of two calls in a
+/// row less the fastest of one, each the slowest rank's, so that how far
+/// apart the ranks leave the barrier cancels out.
+double timed(MPI_Comm comm, int reps, const std::function<int()>& call, int* err) {
+  double best[2] = {1e30, 1e30};
+  for (int k = 0; k < reps && *err == MPI_SUCCESS; ++k)
+    for (int calls = 1; calls <= 2 && *err == MPI_SUCCESS; ++calls) {
+      PMPI_Barrier(comm);
+      const double t0 = PMPI_Wtime();
+      for (int c = 0; c < calls && *err == MPI_SUCCESS; ++c) *err = call();
+      best[calls - 1] = std::min(best[calls - 1], PMPI_Wtime() - t0);
+    }
+  if (*err == MPI_SUCCESS) *err = PMPI_Allreduce(MPI_IN_PLACE, best, 2, MPI_DOUBLE, MPI_MAX, comm);
+  return best[1] - best[0];
+}
+
+/// What a round costs beyond the machine model in torusgather's executor
+/// and in the vendor's allgather: each runs with 8-byte blocks, and the
+/// time not predicted is spread over its rounds. On a network these are
+/// near 0; on one oversubscribed node they are what decides small blocks.
+int measure_software(Plan& plan, Calibration* c) {
+#ifdef TORUSGATHER_SMPI
+  // Without simulated computation, software takes no simulated time: the
+  // cost is 0 by construction, and measuring the vendor's allgather would
+  // simulate its flows for nothing (SimGrid's default sends P² at once).
+  if (!simgrid::config::get_value<bool>("smpi/simulate-computation")) return MPI_SUCCESS;
+  const int reps = 1;  // simulated time is deterministic
+#else
+  const int reps = 10;
+#endif
+  constexpr int kBytes = 8;
+  std::vector<char> buf(static_cast<std::size_t>(plan.torus.size()) * kBytes, 0);
+  std::string why;
+  const Schedule* rings = nullptr;
+  int err = agreed_schedule_of(plan, "dim-rings", &rings, &why);
+  if (err != MPI_SUCCESS) return err;
+  const CostProfile* rp = nullptr;
+  err = profile_of(plan, "dim-rings", profiling(plan.torus, "dim-rings", [rings](const Schedule** s, std::string*) {
+    *s = rings;
+    return MPI_SUCCESS;
+  }), &rp, &why);
+  if (err != MPI_SUCCESS || !rp || rp->rounds() == 0) return err;  // one rank: nothing to measure
+  // A repeated call runs its made calls (run_schedule): time those.
+  std::unique_ptr<Prepared> calls;
+  if ((err = agree(plan.comm, prepare(*rings, plan.comm, kBytes, MPI_BYTE, &calls))) != MPI_SUCCESS) return err;
+  const double tg = timed(plan.comm, reps, [&] { return calls->run(plan.comm, buf.data()); }, &err);
+  if (err != MPI_SUCCESS) return err;
+  c->tg_per_round = std::max(0.0, (tg - predict(*rp, c->machine, kBytes)) / static_cast<double>(rp->rounds()));
+  VendorAlgorithm alg;
+  if (!vendor_algorithm(context_of(plan, c->machine), kBytes, &alg)) return MPI_SUCCESS;
+  const CostProfile* vp = nullptr;
+  err = vendor_profile_of(plan, alg, &vp, &why);
+  if (err != MPI_SUCCESS || !vp || vp->rounds() == 0) return err;
+  const double vendor = timed(plan.comm, reps, [&] {
+    return PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf.data(), kBytes, MPI_BYTE, plan.comm);
+  }, &err);
+  if (err != MPI_SUCCESS) return err;
+  c->vendor_per_round = std::max(0.0, (vendor - predict(*vp, c->machine, kBytes)) / static_cast<double>(vp->rounds()));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int machine_of(Plan& plan, const Machine** m) {
+  if (!plan.calibration) {
+    // Process-wide, by the group's ranks in MPI_COMM_WORLD: α, β, δ, the
+    // overhead and the software costs belong to the machine and the
+    // implementations, not to the torus shape laid over the ranks (the
+    // profiles hold that), so a program that duplicates communicators or
+    // tries several shapes calibrates once per group. The
+    // ranks agree on a hit (threads may be calibrating the same group on
+    // another communicator at this moment, so one rank may hold it already).
+    static std::mutex mutex;
+    static std::map<std::string, Calibration> known;
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    PMPI_Comm_group(plan.comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    const int n = static_cast<int>(plan.torus.size());
+    std::vector<int> ranks(static_cast<std::size_t>(n)), in_world(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
+    PMPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    // Ranks outside this process's MPI_COMM_WORLD (dynamic processes): each
+    // member sees some, so all skip the cache alike.
+    const bool cacheable = std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end();
+    // The group as a 64-bit hash of its world ranks (FNV-1a) and its size:
+    // a list of a million ranks would keep 7 MB per process.
+    std::uint64_t hash = 14695981039346656037ull;
+    for (int r : in_world) hash = (hash ^ static_cast<std::uint32_t>(r)) * 1099511628211ull;
+    const std::string key = std::to_string(n) + ":" + std::to_string(hash);
+    std::unique_ptr<Calibration> cached;
+    if (cacheable) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (auto it = known.find(key); it != known.end()) cached = std::make_unique<Calibration>(it->second);
+    }
+    int everywhere = cached ? 1 : 0;
+    if (const int err = PMPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, plan.comm); err != MPI_SUCCESS)
+      return err;
+    if (everywhere) plan.calibration = std::move(cached);
+    if (!plan.calibration) {
+      auto c = std::make_unique<Calibration>();
+      int err = calibrate(plan.comm, plan.torus, plan.node_ranks, c.get());
+      if (err == MPI_SUCCESS) err = measure_software(plan, c.get());
+      if (err != MPI_SUCCESS) return err;
+      if (cacheable) {
+        std::lock_guard<std::mutex> lock(mutex);
+        known[key] = *c;
+      }
+      plan.calibration = std::move(c);
+    }
+  }
+  *m = &plan.calibration->machine;
+  return MPI_SUCCESS;
+}
+
+}  // namespace torusgather
