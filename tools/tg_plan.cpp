@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "model/choice.hpp"
+#include "model/predictions.hpp"
+#include "model/tune.hpp"
 #include "model/closed_form.hpp"
 #include "schedule/cycles.hpp"
 #include "schedule/hamiltonian_partial.hpp"
@@ -345,17 +346,17 @@ void print_report(bool json, const char* name, const Torus& torus, const std::st
 /// (every profile computed here, as rank 0 does before broadcasting).
 int select_report(const Torus& torus, const std::vector<long long>& sizes, const Machine& machine,
                   const std::string& vendor, bool json, int node_ranks) {
-  std::map<std::string, CostProfile> profiles;
-  std::map<std::string, std::string> no_profile;
+  std::map<ProfileKey, CostProfile> profiles;
+  std::map<ProfileKey, std::string> no_profile;
   std::unique_ptr<Schedule> scratch;
-  std::map<std::string, std::map<long, std::string>> params_cache;
-  ChoiceContext ctx;
+  std::map<AlgorithmId, std::map<long, std::string>> params_cache;
+  ModelContext ctx;
   ctx.torus = &torus;
   ctx.machine = machine;
   ctx.vendor_model = vendor;
   ctx.machine.node_ranks = node_ranks;
   ctx.params_cache = &params_cache;
-  ctx.profile_of = [&](const std::string& key, const ProfileCompute& compute, const CostProfile** out,
+  ctx.profile_of = [&](const ProfileKey& key, const ProfileCompute& compute, const CostProfile** out,
                        std::string* why) {
     if (auto it = profiles.find(key); it != profiles.end()) {
       *out = &it->second;
@@ -376,8 +377,7 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
     *out = &(profiles[key] = std::move(p));
     return 0;
   };
-  ctx.schedule_of = [&](const std::string& name, long long block_bytes, const Schedule** out, std::string* why) {
-    const AlgorithmInfo& info = *find_algorithm(name);
+  ctx.schedule_of = [&](const AlgorithmInfo& info, long long block_bytes, const Schedule** out, std::string* why) {
     BuildContext build;
     build.node_ranks = node_ranks;
     if (info.tuned && !params_for(ctx, info, block_bytes, &build.params, why)) return 0;
@@ -393,11 +393,11 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
     const auto start = std::chrono::steady_clock::now();
     std::vector<Candidate> candidates;
     int best = -1;
-    predict_all(ctx, size, {}, &candidates, &best);
+    predict_all(ctx, size, nullptr, &candidates, &best);
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     total += seconds.back();
     Candidate c;
-    c.name = "dim-rings";  // what auto runs when nothing applies
+    c.pick = Pick::of(kUniversal);  // what auto runs when nothing applies
     if (best >= 0) c = candidates[static_cast<std::size_t>(best)];
     chosen.emplace_back(size, c);
     if (!json) std::printf("blocks of %lld B:\n%s", size, format_table(candidates, best).c_str());
@@ -408,7 +408,7 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
                 torus.to_string().c_str(), static_cast<long long>(torus.size()), json_escape(vendor).c_str(),
                 machine.alpha, machine.beta, machine.delta, machine.overhead);
     for (std::size_t i = 0; i < chosen.size(); ++i)
-      std::printf("%s\"%lld\": \"%s\"", i ? ", " : "", chosen[i].first, chosen[i].second.name.c_str());
+      std::printf("%s\"%lld\": \"%s\"", i ? ", " : "", chosen[i].first, chosen[i].second.pick.name().c_str());
     std::printf("}, \"predicted_seconds\": {");
     for (std::size_t i = 0; i < chosen.size(); ++i)
       std::printf("%s\"%lld\": %.6g", i ? ", " : "", chosen[i].first, chosen[i].second.predicted);

@@ -29,7 +29,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   // call is kept short: where auto hands calls to the vendor, every
   // instruction here is added to the vendor's time.
   if (Plan* known = find_plan(comm))
-    for (const CallMemo& m : known->memos)
+    for (const CallMemo& m : known->calls.memos)
       if (repeats(m, algorithm, sendbuf, sendcount, sendtype, recvcount, recvtype))
         return run_repeated(handle, *known, m, sendbuf, sendcount, sendtype, recvbuf, comm);
   const char* asked = algorithm ? algorithm : environment().algorithm.c_str();
@@ -46,7 +46,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
                    algorithm_names().c_str());
     return raise(comm, MPI_ERR_ARG);
   }
-  if (requested == "auto" && !environment().tune_error.empty()) {
+  if (requested == kAuto && !environment().tune_error.empty()) {
     // Every process says it, once: the first to reach a fatal error handler
     // may take the others down before rank 0 has printed anything (MPICH).
     static std::once_flag said;
@@ -58,7 +58,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (recvcount < 0 || (!in_place && sendcount < 0)) return raise(comm, MPI_ERR_COUNT);
   if (recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL)) return raise(comm, MPI_ERR_TYPE);
-  if (requested == "vendor")
+  if (is_vendor(requested))
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 
   int size = 0, rank = 0;
@@ -82,7 +82,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     int type_size = 0;
     PMPI_Type_size(recvtype, &type_size);
     const long long block_bytes = static_cast<long long>(recvcount) * type_size;
-    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
+    if ((err = choose(*plan, requested, block_bytes, true, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
       return raise(comm, err);
     report_choice(*plan, "allgather", requested, schedule, chosen, note);
   }
@@ -98,8 +98,8 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     return err != MPI_SUCCESS ? err : raise(comm, e);
   }
   if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) {
-    plan->memos[plan->next_memo] = call;
-    plan->next_memo = (plan->next_memo + 1) % Plan::kMemos;
+    plan->calls.memos[plan->calls.next_memo] = call;
+    plan->calls.next_memo = (plan->calls.next_memo + 1) % CallCache::kMemos;
   }
   return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
 }

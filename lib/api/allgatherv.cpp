@@ -45,7 +45,7 @@ int run_schedule_v(const Plan& plan, const Schedule& schedule, const int* recvco
     blocks.displs[t] = static_cast<MPI_Aint>(displs[u]) * recv.extent;
   }
   const MPI_Datatype type = as_bytes ? MPI_BYTE : recvtype;
-  auto& list = plan.prepared_v;
+  auto& list = plan.calls.prepared_v;
   if (keep && is_named(type))
     for (auto it = list.begin(); it != list.end(); ++it)
       if (it->schedule == &schedule && it->type == type && it->blocks.counts == blocks.counts &&
@@ -58,7 +58,7 @@ int run_schedule_v(const Plan& plan, const Schedule& schedule, const int* recvco
   const int err = calls->run(plan.comm, recvbuf);
   if (keep && is_named(type)) {
     list.push_front({&schedule, type, std::move(blocks), std::move(calls)});
-    if (list.size() > Plan::kPreparedV) list.pop_back();
+    if (list.size() > CallCache::kPreparedV) list.pop_back();
   }
   return err;
 }
@@ -92,7 +92,7 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
     largest = std::max(largest, recvcounts[u]);
   }
   if (recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL)) return raise(comm, MPI_ERR_TYPE);
-  if (requested == "vendor") return vendor();
+  if (is_vendor(requested)) return vendor();
   if (total == 0) return MPI_SUCCESS;  // nothing to gather (every send signature is empty too)
 
   Plan* plan = nullptr;
@@ -113,7 +113,7 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
     // Every rank has the same counts, so the same largest block, size class
     // and trial sequence: auto times allgatherv calls as allgather calls.
     const long long block_bytes = static_cast<long long>(largest) * rsize;
-    if ((err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
+    if ((err = choose(*plan, requested, block_bytes, true, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
       return raise(comm, err);
     report_choice(*plan, "allgatherv", requested, schedule, chosen, note, block_bytes);
   }

@@ -27,7 +27,7 @@ int run_schedule(const Plan& plan, const CallMemo& call, void* buf) {
   const MPI_Datatype type = call.bytes > 0 ? MPI_BYTE : call.recvtype;
   if (!keep || !is_named(type)) return execute(*call.schedule, plan.comm, buf, count, type);
   const bool traffic = traffic_only_mode();
-  auto& list = plan.prepared;
+  auto& list = plan.calls.prepared;
   for (auto it = list.begin(); it != list.end(); ++it)
     if (it->schedule == call.schedule && it->recvcount == count && it->recvtype == type &&
         it->traffic_only == traffic) {
@@ -37,9 +37,9 @@ int run_schedule(const Plan& plan, const CallMemo& call, void* buf) {
   std::unique_ptr<Prepared> calls;
   if (const int err = prepare(*call.schedule, plan.comm, count, type, &calls); err != MPI_SUCCESS) return err;
   const int err = calls->run(plan.comm, buf);
-  if (calls->messages() <= Plan::kPreparedMessages && calls->type_entries() <= Plan::kPreparedEntries) {
+  if (calls->messages() <= CallCache::kPreparedMessages && calls->type_entries() <= CallCache::kPreparedEntries) {
     list.push_front({call.schedule, count, type, traffic, std::move(calls)});
-    if (list.size() > Plan::kPrepared) list.pop_back();
+    if (list.size() > CallCache::kPrepared) list.pop_back();
   }
   return err;
 }
@@ -49,8 +49,8 @@ int run_permuted(const Plan& plan, const CallMemo& call, const void* sendbuf, in
   if (call.recv.extent <= 0)  // blocks that run backwards: rare enough for the vendor
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, call.recvcount, call.recvtype, comm);
   const MPI_Aint block = static_cast<MPI_Aint>(call.recvcount) * call.recv.extent;
-  plan.permuted_scratch.resize(scratch_bytes(plan.size, call));
-  char* base = plan.permuted_scratch.data() - call.recv.true_lb;
+  plan.calls.permuted_scratch.resize(scratch_bytes(plan.size, call));
+  char* base = plan.calls.permuted_scratch.data() - call.recv.true_lb;
   char* user = static_cast<char*>(recvbuf);
   const int me = plan.user_rank[static_cast<std::size_t>(plan.rank)];
   int err = copy_own(plan.comm, plan.rank, call, sendbuf, sendcount, sendtype, user + me * block, base + plan.rank * block);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What runs for a call: a forced algorithm, or auto's decision from
-// TORUSGATHER_TUNE, the tuning file, its timed trials or the cost model.
+// What runs for a call: a forced algorithm (or the next of its family where
+// it declines the shape), or what auto's policy (lib/model/auto_policy.hpp)
+// decides; and the bookkeeping of auto's timed trial calls.
 #pragma once
 
 #include <string>
@@ -9,22 +10,22 @@
 
 namespace torusgather {
 
-/// choose(): the call is not one of auto's timed trials.
-constexpr long kNoTrial = -1;
+/// What runs for `requested` ("auto", "vendor" or a registered name) with
+/// blocks of `block_bytes`: its schedule, or nullptr for the vendor's
+/// allgather; *chosen names it, *note says why it differs from the request.
+/// may_measure: the call may be one of auto's timed trials; then
+/// *trial_class is its size class, else kNoTrial. Collective (calibration,
+/// profiles and the agreement on a build are made on first need).
+int choose(Plan& plan, const std::string& requested, long long block_bytes, bool may_measure,
+           const Schedule** schedule, std::string* chosen, std::string* note, long* trial_class);
 
-/// What runs for `requested` with blocks of `block_bytes`: its schedule, or
-/// nullptr for the vendor's allgather; *chosen names it, *note says why it
-/// differs from the request. A forced algorithm that declines the shape
-/// falls back to dim-rings. *trial_class (if given) is the size class of a
-/// timed trial call, else kNoTrial. Collective.
-int choose(Plan& plan, const std::string& requested, long long block_bytes, const Schedule** schedule,
-           std::string* chosen, std::string* note, long* trial_class);
-
-/// The start of a timed trial call: the ranks start together.
+/// The start of a timed trial call: the ranks start together, so that a
+/// candidate's time is its own and not the skew the previous one left.
 int trial_start(const Plan& plan, double* t0);
 
-/// Records a trial call's time; collective on the class's last trial call,
-/// which decides.
+/// Records a trial call's time on this rank. On the class's last trial call
+/// (collective) the ranks agree on every call's slowest rank, the policy
+/// decides, and rank 0 reports it and appends it to the tuning file.
 int record_trial(Plan& plan, long cls, double seconds);
 
 }  // namespace torusgather

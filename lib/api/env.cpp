@@ -21,7 +21,7 @@ Environment::Environment() {
   if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
   for (const auto& info : algorithms())
     if (info.tuned)
-      if (const char* v = std::getenv(info.tuned->env); v && *v) fixed_params[info.name] = v;
+      if (const char* v = std::getenv(info.tuned->env); v && *v) fixed_params[info.id] = v;
   if (const char* p = std::getenv("TORUSGATHER_CIRCULANT_PACKETS"); p && *p) {
     char* end = nullptr;
     const long v = std::strtol(p, &end, 10);
@@ -29,9 +29,7 @@ Environment::Environment() {
   }
   if (const char* m = std::getenv("TORUSGATHER_VENDOR_MODEL"); m && *m) vendor_model = m;
   if (const char* t = std::getenv("TORUSGATHER_TUNE"); t && *t) {
-    std::vector<std::string> known = {"vendor"};
-    for (const auto& info : algorithms()) known.emplace_back(info.name);
-    if (!parse_tune(t, known, &tune, &tune_error)) tune.clear();
+    if (!parse_tune(t, &tune, &tune_error)) tune.clear();
   }
 }
 
@@ -41,11 +39,17 @@ const Environment& environment() {
 }
 
 bool known_name(const std::string& name) {
-  return name == "auto" || name == "vendor" || find_algorithm(name) != nullptr;
+  Pick pick;
+  return name == kAuto || parse_pick(name, &pick);
+}
+
+bool is_vendor(const std::string& requested) {
+  Pick pick;
+  return parse_pick(requested, &pick) && pick.vendor;
 }
 
 bool usable_name(const std::string& requested, MPI_Comm comm) {
-  if (known_name(requested) && (requested != "auto" || environment().tune_error.empty())) return true;
+  if (known_name(requested) && (requested != kAuto || environment().tune_error.empty())) return true;
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   if (rank == 0)

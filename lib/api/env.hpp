@@ -8,20 +8,24 @@
 #include <string>
 #include <vector>
 
-#include "model/selector.hpp"
+#include "model/tune.hpp"
+#include "schedule/registry.hpp"
 
 namespace torusgather {
 
 /// The variables of the call path, read once (as NCCL's param.h does). The
 /// cost model's α, β, δ and overhead are read by calibrate(), the torus's by
 /// find_torus().
+/// The request that lets the model decide (TORUSGATHER_ALGORITHM's default).
+constexpr const char* kAuto = "auto";
+
 struct Environment {
-  std::string algorithm = "auto";
+  std::string algorithm = kAuto;
   bool verbose = false;
-  /// Fixed parameters of the size-tuned algorithms, by name, from each
-  /// one's variable (TORUSGATHER_BRIDGEHEAD, TORUSGATHER_CUBGOS,
-  /// TORUSGATHER_BRUCK_RADIX).
-  std::map<std::string, std::string> fixed_params;
+  /// Fixed parameters of the size-tuned algorithms, from each one's
+  /// variable (TORUSGATHER_BRIDGEHEAD, TORUSGATHER_CUBGOS,
+  /// TORUSGATHER_BRUCK_RADIX, TORUSGATHER_DIM_RINGS).
+  std::map<AlgorithmId, std::string> fixed_params;
   int circulant_packets = 0;  ///< TORUSGATHER_CIRCULANT_PACKETS: p-gossip (Monakhova & Monakhov §5.2); 0: no limit
   std::string vendor_model;  ///< TORUSGATHER_VENDOR_MODEL: ompi, mpich, ring, rdb, bruck, neighbor, linear
   std::vector<TuneRule> tune;  ///< TORUSGATHER_TUNE
@@ -43,6 +47,9 @@ const Environment& environment();
 
 /// auto, vendor, or a registered algorithm.
 bool known_name(const std::string& name);
+
+/// Whether the request names the vendor's allgather.
+bool is_vendor(const std::string& requested);
 
 /// Whether `requested` can run: a known name, and for auto a well-formed
 /// TORUSGATHER_TUNE; rank 0 of comm says why not.

@@ -6,7 +6,6 @@
 #include <new>
 #include <stdexcept>
 
-#include "api/plan.hpp"
 
 namespace torusgather {
 
@@ -64,13 +63,6 @@ int agree(MPI_Comm comm, int err) {
   int local = err == MPI_SUCCESS ? 0 : err, worst = 0;
   if (const int e = PMPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, comm); e != MPI_SUCCESS) return e;
   return worst == 0 ? MPI_SUCCESS : (err != MPI_SUCCESS ? err : worst);
-}
-
-int agree_once(Plan& plan, const std::string& key, int err) {
-  if (plan.agreed.count(key)) return err;
-  err = agree(plan.comm, err);
-  if (err == MPI_SUCCESS) plan.agreed.insert(key);
-  return err;
 }
 
 }  // namespace torusgather

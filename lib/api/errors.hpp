@@ -10,8 +10,6 @@
 
 namespace torusgather {
 
-struct Plan;
-
 /// Raises err through comm's error handler, as MPI_Allgather would, and
 /// returns it (reached only when the handler returns).
 int raise(MPI_Comm comm, int err);
@@ -28,10 +26,6 @@ void inject_fault(const char* site, int rank);
 /// rank's own, else the largest class seen), so no rank waits on one that
 /// gave up.
 int agree(MPI_Comm comm, int err);
-
-/// agree() the first time `key` is seen on this plan (every rank takes the
-/// step with the same key), and remember success. Collective that first time.
-int agree_once(Plan& plan, const std::string& key, int err);
 
 /// The edge of the C ABI: runs `body`, and turns an exception that escaped
 /// it into an MPI error class, raised through comm's handler if `handle`.

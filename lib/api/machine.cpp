@@ -12,7 +12,7 @@
 
 #include "api/errors.hpp"
 #include "api/plan_cache.hpp"
-#include "model/choice.hpp"
+#include "model/predictions.hpp"
 #include "model/closed_form.hpp"
 #ifdef TORUSGATHER_SMPI
 #include <xbt/config.hpp>
@@ -55,14 +55,16 @@ int measure_software(Plan& plan, Calibration* c) {
   constexpr int kBytes = 8;
   std::vector<char> buf(static_cast<std::size_t>(plan.torus.size()) * kBytes, 0);
   std::string why;
+  const AlgorithmInfo& rings_info = algorithm(kUniversal);
   const Schedule* rings = nullptr;
-  int err = agreed_schedule_of(plan, "dim-rings", &rings, &why);
+  int err = agreed_schedule_of(plan, rings_info, -1, &rings, &why);
   if (err != MPI_SUCCESS) return err;
   const CostProfile* rp = nullptr;
-  err = profile_of(plan, "dim-rings", profiling(plan.torus, "dim-rings", [rings](const Schedule** s, std::string*) {
-    *s = rings;
-    return MPI_SUCCESS;
-  }), &rp, &why);
+  err = profile_of(plan, ProfileKey{Pick::of(kUniversal), kDefaultVariant},
+                   profiling(plan.torus, rings_info, [rings](const Schedule** s, std::string*) {
+                     *s = rings;
+                     return MPI_SUCCESS;
+                   }), &rp, &why);
   if (err != MPI_SUCCESS || !rp || rp->rounds() == 0) return err;  // one rank: nothing to measure
   // A repeated call runs its made calls (run_schedule): time those.
   std::unique_ptr<Prepared> calls;
@@ -71,7 +73,7 @@ int measure_software(Plan& plan, Calibration* c) {
   if (err != MPI_SUCCESS) return err;
   c->tg_per_round = std::max(0.0, (tg - predict(*rp, c->machine, kBytes)) / static_cast<double>(rp->rounds()));
   VendorAlgorithm alg;
-  if (!vendor_algorithm(context_of(plan, c->machine), kBytes, &alg)) return MPI_SUCCESS;
+  if (!vendor_algorithm(model_context(plan, c->machine), kBytes, &alg)) return MPI_SUCCESS;
   const CostProfile* vp = nullptr;
   err = vendor_profile_of(plan, alg, &vp, &why);
   if (err != MPI_SUCCESS || !vp || vp->rounds() == 0) return err;

@@ -79,7 +79,7 @@ int allgather_init(bool handle, const void* sendbuf, int sendcount, MPI_Datatype
     *request = r.release();
     return MPI_SUCCESS;
   };
-  if (inter || requested == "vendor") return vendor();
+  if (inter || is_vendor(requested)) return vendor();
   if (recvcount == 0) {  // nothing to gather: start and wait do nothing
     *request = r.release();
     return MPI_SUCCESS;
@@ -95,8 +95,9 @@ int allgather_init(bool handle, const void* sendbuf, int sendcount, MPI_Datatype
   if (size > 1) {
     int type_size = 0;
     PMPI_Type_size(recvtype, &type_size);
-    if ((err = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, &schedule, &chosen, &note,
-                      nullptr)) != MPI_SUCCESS)
+    long trial = kNoTrial;
+    if ((err = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, false, &schedule, &chosen,
+                      &note, &trial)) != MPI_SUCCESS)
       return raise(comm, err);
     report_choice(*plan, "allgather_init", requested, schedule, chosen, note);
     if (!schedule || r->call.recv.extent <= 0) return vendor();  // extent <= 0: blocks that run backwards

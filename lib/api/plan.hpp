@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Everything torusgather keeps per communicator, built on first use and
-// cached in an MPI attribute.
+// Everything torusgather keeps per communicator, in parts whose lifetimes
+// and collective steps the types say, built on first use and cached in an
+// MPI attribute; and how the torus and the nodes are found.
 #pragma once
 
 #include <mpi.h>
@@ -11,12 +12,15 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "api/calibrate.hpp"
 #include "exec/executor.hpp"
-#include "model/choice.hpp"
+#include "model/auto_policy.hpp"
+#include "model/predictions.hpp"
 #include "model/cost.hpp"
-#include "schedule/bridgehead.hpp"
 #include "schedule/schedule.hpp"
 
 namespace torusgather {
@@ -25,6 +29,12 @@ namespace torusgather {
 /// bound, and the send and receive spans may not overlap.
 struct Layout {
   MPI_Aint extent = 0, true_lb = 0, true_extent = 0;
+};
+
+/// Whether TORUSGATHER_TUNING_FILE was read for this plan (rank 0 reads it,
+/// collectively, once; its lines go to AutoState::tuning).
+struct TuningFileState {
+  bool read = false;
 };
 
 /// The last call's arguments apart from its buffers, and what they decided:
@@ -66,6 +76,81 @@ struct TorusFound {
   int node_ranks = 1;
 };
 
+/// A built schedule's identity: its algorithm and variant (a size-tuned
+/// one's r bucket, else kDefaultVariant).
+struct ScheduleKey {
+  AlgorithmId id = kUniversal;
+  long variant = kDefaultVariant;
+  bool operator<(const ScheduleKey& o) const { return std::tie(id, variant) < std::tie(o.id, o.variant); }
+};
+
+/// A plan's schedules: each built on first need on the ranks that run it,
+/// and kept for the plan's life. Local; agreed_schedule_of() (plan_cache.hpp)
+/// adds one collective step the first time a key is asked for.
+struct ScheduleCache {
+  /// Built schedules by algorithm and parameters (two r buckets may share one).
+  std::map<std::pair<AlgorithmId, std::string>, std::unique_ptr<Schedule>> built;
+  std::map<ScheduleKey, const Schedule*> by_key;
+  std::map<ScheduleKey, std::string> declined;  ///< why it does not apply
+  std::set<ScheduleKey> agreed;                 ///< every rank has built it (or declined alike)
+  /// Size-tuned algorithm -> r bucket -> its parameters (the search is slow).
+  std::map<AlgorithmId, std::map<long, std::string>> params;
+  /// The schedule rank 0 last built only to profile it: dropped after the
+  /// decision, so every rank keeps only what runs.
+  std::unique_ptr<Schedule> profiling_scratch;
+};
+
+/// A plan's cost profiles: computed by rank 0 and broadcast (collective the
+/// first time a key is asked for), kept for the plan's life.
+struct ProfileCache {
+  std::map<ProfileKey, CostProfile> profiles;
+  std::map<ProfileKey, std::string> declined;  ///< why there is none
+};
+
+/// What a plan keeps of its calls: the decisions of recent calls, and the
+/// calls made for recent schedules, sizes and types. Local, bounded; reused
+/// by repeated calls, which then walk no schedule and check no arguments
+/// but the buffers.
+struct CallCache {
+  /// The decisions of the last few distinct calls (a program that
+  /// alternates sizes repeats each), replaced oldest first.
+  static constexpr std::size_t kMemos = 8;
+  std::array<CallMemo, kMemos> memos;
+  std::size_t next_memo = 0;
+  /// Made calls (exec/executor.hpp) of recent (schedule, count, type)s,
+  /// newest first: at most kPrepared, each of at most kPreparedMessages
+  /// messages (some 50 bytes each) and kPreparedEntries indexed-type
+  /// displacements, so a plan keeps some 10 MB at most besides the relay
+  /// scratch of its block sizes. Not under SimGrid SMPI, whose simulated
+  /// ranks share one process: P plans' worth in one address space.
+  struct PreparedCalls {
+    const Schedule* schedule = nullptr;
+    int recvcount = 0;
+    MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+    bool traffic_only = false;
+    std::unique_ptr<Prepared> calls;
+  };
+  static constexpr std::size_t kPrepared = 8;
+  static constexpr std::size_t kPreparedMessages = 16384;
+  static constexpr std::size_t kPreparedEntries = 16384;
+  std::list<PreparedCalls> prepared;
+  /// The same for MPI_Allgatherv: the calls of the last kPreparedV
+  /// (schedule, counts, displacements, type)s, newest first. Their tables
+  /// hold O(P) entries, as the caller's counts and displacements do.
+  struct PreparedV {
+    const Schedule* schedule = nullptr;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    VarBlocks blocks;
+    std::unique_ptr<Prepared> calls;
+  };
+  static constexpr std::size_t kPreparedV = 2;
+  std::list<PreparedV> prepared_v;
+  /// A topology file's torus order: the scratch buffer the schedule runs on.
+  std::vector<char> permuted_scratch;
+};
+
+/// Everything torusgather keeps per communicator: built collectively on
+/// the first call, deleted with the communicator (an MPI attribute).
 struct Plan {
   /// Private periodic Cartesian communicator over the user's ranks; rank t
   /// is torus rank t (the user's rank unless a topology file reorders them).
@@ -83,80 +168,22 @@ struct Plan {
   /// ranks (empty otherwise): the schedule then runs on a scratch buffer in
   /// torus order, copied to the user's slots (one extra local copy).
   std::vector<int> user_rank;
-  mutable std::vector<char> permuted_scratch;  ///< that buffer, kept between calls
-  std::map<std::string, std::unique_ptr<Schedule>> schedules;  ///< built lazily, by name
-  std::map<std::string, std::string> declined;                 ///< name -> why it does not apply
-  /// The schedule rank 0 last built only to profile it (dropped after the
-  /// decision: every rank keeps only what runs).
-  std::unique_ptr<Schedule> profiling_scratch;
-  std::set<std::string> announced;                             ///< for TORUSGATHER_VERBOSE
-  /// For the size-tuned algorithms, whose parameters depend on r: algorithm
-  /// -> round(log2 r) -> the schedule (in schedules), and its parameters as
-  /// text (the search is slow).
-  std::map<std::string, std::map<long, const Schedule*>> tuned_by_r;
-  std::map<std::string, std::map<long, std::string>> tuned_params;
-  std::unique_ptr<Calibration> calibration;                     ///< measured on first need (collective)
-  /// The selector's view of this plan, made once after the calibration.
-  std::unique_ptr<ChoiceContext> choice;
-  std::map<std::string, CostProfile> profiles;                  ///< cost profiles by schedule key or "vendor ALG"
-  std::map<std::string, std::string> profile_declined;          ///< key -> why it has no profile
-  std::map<long long, std::string> auto_choice;                 ///< block bytes -> what auto runs
-  /// auto that measures (docs/usage.md): per size class floor(log2 bytes),
-  /// the candidates on trial and this rank's time of each trial call so far
-  /// (they run in turn: A B C A B C ...).
-  struct Trial {
-    std::vector<std::string> names;
-    std::vector<double> seconds;
-  };
-  std::map<long, Trial> trials;
-  /// Size class -> what auto runs there, measured or from the tuning file.
-  std::map<long, std::string> measured;
-  /// TORUSGATHER_TUNING_FILE's lines for this communicator's ranks and
-  /// torus (read once, by rank 0, and broadcast): [lo, hi] bytes -> name.
-  struct TuningLine {
-    long long lo = 0, hi = 0;
-    std::string algorithm;
-  };
-  bool tuning_read = false;
-  std::vector<TuningLine> tuning;
-  std::set<std::string> agreed;  ///< schedules whose build every rank has confirmed (collectively, once)
-  /// The decisions of the last few distinct calls (a program that
-  /// alternates sizes repeats each), replaced oldest first.
-  static constexpr std::size_t kMemos = 8;
-  std::array<CallMemo, kMemos> memos;
-  std::size_t next_memo = 0;
-  /// Made calls (exec/executor.hpp) of recent (schedule, count, type)s,
-  /// newest first: at most kPrepared, each of at most kPreparedMessages
-  /// messages (some 50 bytes each) and kPreparedEntries indexed-type
-  /// displacements, so a plan keeps some 10 MB at most besides the relay
-  /// scratch of its block sizes. A repeated call commits no datatypes and
-  /// walks no schedule. Not under SimGrid SMPI, whose simulated ranks share
-  /// one process: P plans' worth in one address space.
-  struct PreparedCalls {
-    const Schedule* schedule = nullptr;
-    int recvcount = 0;
-    MPI_Datatype recvtype = MPI_DATATYPE_NULL;
-    bool traffic_only = false;
-    std::unique_ptr<Prepared> calls;
-  };
-  static constexpr std::size_t kPrepared = 8;
-  static constexpr std::size_t kPreparedMessages = 16384;
-  static constexpr std::size_t kPreparedEntries = 16384;
-  mutable std::list<PreparedCalls> prepared;
-  /// The same for MPI_Allgatherv: the calls of the last kPreparedV
-  /// (schedule, counts, displacements, type)s, newest first. Their tables
-  /// hold O(P) entries, as the caller's counts and displacements do.
-  struct PreparedV {
-    const Schedule* schedule = nullptr;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    VarBlocks blocks;
-    std::unique_ptr<Prepared> calls;
-  };
-  static constexpr std::size_t kPreparedV = 2;
-  mutable std::list<PreparedV> prepared_v;
-  /// The node of each rank (its node's lowest rank), for `three-phase`:
-  /// empty until ensure_node_map() (P ints: not kept where it never runs).
+  /// The node of each rank (its node's lowest rank), for the algorithms
+  /// that need it (AlgorithmInfo::needs_node_map): empty until
+  /// ensure_node_map() (P ints: not kept where it never runs).
   std::vector<int> node_of;
+
+  /// The machine, measured on first need (collective; api/machine.hpp), and
+  /// the model's view of this plan made from it once.
+  std::unique_ptr<Calibration> calibration;
+  std::unique_ptr<ModelContext> model;
+
+  ScheduleCache schedules;
+  ProfileCache profiles;
+  AutoState autos;
+  TuningFileState tuning_file;
+  mutable CallCache calls;
+  std::set<std::string> announced;  ///< TORUSGATHER_VERBOSE's lines said once
 
   explicit Plan(Torus t) : torus(std::move(t)) {}
 };

@@ -1,34 +1,40 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A plan's schedules and cost profiles, each built once: schedules on the
-// ranks that run them, profiles on rank 0 and broadcast.
+// A plan's schedules and cost profiles, each made once: schedules on the
+// ranks that run them, profiles on rank 0 and broadcast; and the model's
+// view of the plan.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "api/plan.hpp"
-#include "model/choice.hpp"
 #include "model/cost.hpp"
+#include "model/predictions.hpp"
 #include "schedule/registry.hpp"
 
 namespace torusgather {
 
-/// The schedule named `name` on the plan's torus, built once; nullptr and
-/// the reason in *why if it declines the shape. Local; an error is returned,
-/// never thrown.
-int schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::string* why);
+/// The key of `info`'s schedule for blocks of `block_bytes`: a size-tuned
+/// algorithm's r bucket (needs the calibrated machine: machine_of() first),
+/// else, or with block_bytes < 0, the registry's defaults.
+ScheduleKey schedule_key(Plan& plan, const AlgorithmInfo& info, long long block_bytes);
 
-/// schedule_of, and every rank learns whether the build succeeded on all
-/// (once per name and plan): collective, for the steps every rank takes.
-int agreed_schedule_of(Plan& plan, const std::string& name, const Schedule** out, std::string* why);
+/// The schedule `info` runs for blocks of `block_bytes` (see schedule_key)
+/// on the plan's torus, built once; nullptr and the reason in *why where it
+/// declines the shape. Local; an error is returned, never thrown.
+int schedule_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out,
+                std::string* why);
 
-/// Size-tuned `info` for blocks of `block_bytes`, built once per parameter
-/// set. Local; an error is returned, never thrown.
-int tuned_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out, std::string* why);
+/// schedule_of, and every rank learns whether the build succeeded on all:
+/// collective the first time a key is asked for (every rank asks it).
+int agreed_schedule_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out,
+                       std::string* why);
 
-/// The cost profile under `key`, computed by rank 0 and broadcast.
-/// Collective the first time a key is asked for.
-int profile_of(Plan& plan, const std::string& key, const ProfileCompute& compute, const CostProfile** out,
+/// The cost profile under `key`, computed by rank 0 alone and broadcast:
+/// the other ranks need not build schedules they will not run, and every
+/// rank predicts from the same numbers. Collective the first time a key is
+/// asked for.
+int profile_of(Plan& plan, const ProfileKey& key, const ProfileCompute& compute, const CostProfile** out,
                std::string* why);
 
 /// The profile of the vendor's algorithm `alg` on the plan's torus.
@@ -38,17 +44,17 @@ int vendor_profile_of(Plan& plan, VendorAlgorithm alg, const CostProfile** out, 
 /// MPI library is (under SimGrid SMPI: its smpi/allgather setting).
 std::string vendor_model();
 
-/// The selector's view of this plan on machine m.
-ChoiceContext context_of(Plan& plan, const Machine& m);
+/// The model's view of this plan on machine m.
+ModelContext model_context(Plan& plan, const Machine& m);
 
-/// context_of(plan, its calibrated machine), made once per plan.
-const ChoiceContext& choice_of(Plan& plan);
+/// model_context(plan, its calibrated machine), made once per plan
+/// (machine_of() first).
+const ModelContext& model_of(Plan& plan);
 
-/// Every algorithm and the vendor's, each with its predicted time for
-/// blocks of `block_bytes` or why it does not apply; *best: the fastest
-/// (-1: none). An algorithm auto never considers is predicted only when it
-/// is `named`. Collective.
+/// Every algorithm's and the vendor's row for blocks of `block_bytes`, and
+/// in *best the fastest (-1: none); an algorithm auto never considers is
+/// predicted only when it is `named`. Calibrates on first need. Collective.
 int predictions(Plan& plan, long long block_bytes, std::vector<Candidate>* out, int* best,
-                const std::string& named = {});
+                const Pick* named = nullptr);
 
 }  // namespace torusgather

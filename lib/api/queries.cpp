@@ -19,17 +19,18 @@ namespace {
 int algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, char* name, int len) {
   const std::string requested = algorithm ? algorithm : environment().algorithm;
   if (!known_name(requested) || count < 0 || datatype == MPI_DATATYPE_NULL || !name) return MPI_ERR_ARG;
-  if (requested == "auto" && !environment().tune_error.empty()) return MPI_ERR_ARG;
+  if (requested == kAuto && !environment().tune_error.empty()) return MPI_ERR_ARG;
   std::string chosen = requested;
-  if (requested != "vendor") {
+  if (!is_vendor(requested)) {
     Plan* plan = nullptr;
     if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
     int type_size = 0;
     PMPI_Type_size(datatype, &type_size);
     std::string note;
     const Schedule* schedule = nullptr;
-    if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, &schedule, &chosen, &note,
-                               nullptr);
+    long trial = kNoTrial;
+    if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, false, &schedule, &chosen,
+                               &note, &trial);
         err != MPI_SUCCESS)
       return err;
   }
@@ -43,7 +44,7 @@ int algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype 
 int predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype datatype, double* seconds) {
   const std::string requested = algorithm ? algorithm : environment().algorithm;
   if (!known_name(requested) || count < 0 || datatype == MPI_DATATYPE_NULL || !seconds) return MPI_ERR_ARG;
-  if (requested == "auto" && !environment().tune_error.empty()) return MPI_ERR_ARG;
+  if (requested == kAuto && !environment().tune_error.empty()) return MPI_ERR_ARG;
   *seconds = -1;
   int size = 0;
   if (const int err = PMPI_Comm_size(comm, &size); err != MPI_SUCCESS) return err;
@@ -55,15 +56,19 @@ int predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype
   const long long block_bytes = static_cast<long long>(count) * type_size;
   std::string chosen = requested, note;
   const Schedule* schedule = nullptr;
-  if (requested != "vendor") {
-    if (const int err = choose(*plan, requested, block_bytes, &schedule, &chosen, &note, nullptr); err != MPI_SUCCESS)
+  long trial = kNoTrial;
+  if (!is_vendor(requested)) {
+    if (const int err = choose(*plan, requested, block_bytes, false, &schedule, &chosen, &note, &trial);
+        err != MPI_SUCCESS)
       return err;
   }
+  Pick ran;
+  if (!parse_pick(chosen, &ran)) return MPI_ERR_INTERN;
   std::vector<Candidate> candidates;
   int best = -1;
-  if (const int err = predictions(*plan, block_bytes, &candidates, &best, chosen); err != MPI_SUCCESS) return err;
+  if (const int err = predictions(*plan, block_bytes, &candidates, &best, &ran); err != MPI_SUCCESS) return err;
   for (const Candidate& c : candidates)
-    if (c.name == chosen && c.why_not.empty() && c.profile) *seconds = c.predicted;
+    if (c.pick == ran && c.why_not.empty() && c.profile) *seconds = c.predicted;
   return MPI_SUCCESS;
 }
 

@@ -13,15 +13,10 @@ namespace {
 /// algorithm's parameters, the circulant's packet limit, three-phase's
 /// construction.
 std::string described(const std::string& chosen, const Schedule* schedule) {
-  if (!schedule) return chosen;
-  if (const AlgorithmInfo* info = find_algorithm(chosen); info && info->tuned)
-    return chosen + " (" + info->tuned->of(*schedule) + ")";
-  if (chosen == "circulant" && environment().circulant_packets > 0)
-    return chosen + " (p-gossip, p = " + std::to_string(environment().circulant_packets) + ", " +
-           std::to_string(schedule->rounds()) + " rounds)";
-  if (chosen == "three-phase")
-    return chosen + " (" + schedule->construction() + ": " + std::to_string(schedule->rounds()) + " rounds)";
-  return chosen;
+  const AlgorithmInfo* info = schedule ? find_algorithm(chosen) : nullptr;
+  if (!info || !info->describe) return chosen;
+  const std::string more = info->describe(*schedule);
+  return more.empty() ? chosen : chosen + " (" + more + ")";
 }
 
 }  // namespace
@@ -32,10 +27,11 @@ void report_choice(Plan& plan, const char* call, const std::string& requested, c
   const std::string what = described(chosen, schedule);
   if (!plan.announced.insert(std::string(call) + "/" + requested + "/" + what).second) return;
   const bool no_torus = plan.source == TorusSource::none;
+  const bool vendor = is_vendor(chosen);
   const std::string ranks = std::to_string(plan.size) + " ranks";
   // Where no torus is known, a forced algorithm runs on MPI_Dims_create's shape.
   const std::string where =
-      no_torus && chosen == "vendor"
+      no_torus && vendor
           ? ranks
           : "a " + plan.torus.to_string() + " torus " +
                 (plan.source == TorusSource::topology_file ? "from TORUSGATHER_TOPOLOGY " : "") + "(" + ranks +
@@ -44,9 +40,41 @@ void report_choice(Plan& plan, const char* call, const std::string& requested, c
   const std::string block =
       largest_block >= 0 ? ", largest block " + std::to_string(largest_block) + " B" : std::string();
   const std::string guess =
-      no_torus && chosen != "vendor" ? " -- MPI_Dims_create's shape: no torus known: " + plan.torus_note : "";
+      no_torus && !vendor ? " -- MPI_Dims_create's shape: no torus known: " + plan.torus_note : "";
   std::fprintf(stderr, "torusgather: %s on %s%s: %s%s%s%s\n", call, where.c_str(), block.c_str(), what.c_str(),
                note.empty() ? "" : " -- ", note.c_str(), guess.c_str());
+}
+
+void report_predictions(Plan& plan, long long block_bytes, const std::vector<Candidate>& candidates, int best) {
+  if (!environment().verbose || plan.rank != 0 ||
+      !plan.announced.insert("auto/" + std::to_string(size_class(block_bytes))).second)
+    return;
+  const Machine& m = plan.calibration->machine;
+  char node[240] = "";
+  int used = 0;
+  if (plan.node_ranks > 1)
+    used = std::snprintf(node, sizeof node, "; node axis (%d ranks per node, shared memory): alpha %.3g us, beta %.3g ns/B",
+                         plan.node_ranks, (m.node_alpha > 0 ? m.node_alpha : m.alpha) * 1e6,
+                         (m.node_beta > 0 ? m.node_beta : m.beta) * 1e9);
+  if (m.inject_beta > 0 && used >= 0 && static_cast<std::size_t>(used) < sizeof node)
+    std::snprintf(node + used, sizeof node - static_cast<std::size_t>(used),
+                  "; injection limit %.3g GB/s per node, in and out together", 1e-9 / m.inject_beta);
+  std::fprintf(stderr,
+               "torusgather: auto on a %s torus (%lld ranks), blocks of %lld B; machine (%s): alpha %.3g us, "
+               "beta %.3g ns/B, delta %.3g us/hop, overhead %.3g us/message%s%s; software per round: torusgather "
+               "%.3g us, vendor %.3g us; predicted:\n%s",
+               plan.torus.to_string().c_str(), static_cast<long long>(plan.torus.size()), block_bytes,
+               plan.calibration->source.c_str(), m.alpha * 1e6, m.beta * 1e9, m.delta * 1e6, m.overhead * 1e6,
+               m.shared_memory ? ", shared memory" : "", node, plan.calibration->tg_per_round * 1e6,
+               plan.calibration->vendor_per_round * 1e6, format_table(candidates, best).c_str());
+}
+
+
+void report_trial(const Plan& plan, long cls, const TrialResult& r) {
+  if (plan.rank != 0 || !environment().verbose) return;
+  const long long lo = 1LL << cls, hi = (1LL << (cls + 1)) - 1;
+  std::fprintf(stderr, "torusgather: auto measured %lld..%lld B on a %s torus (%d ranks): %s; runs %s%s\n", lo, hi,
+               plan.torus.to_string().c_str(), plan.size, r.times.c_str(), r.winner.name().c_str(), r.rounds.c_str());
 }
 
 }  // namespace torusgather

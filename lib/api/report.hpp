@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// TORUSGATHER_VERBOSE's line of what runs: one per communicator, entry
-// point, request and outcome.
+// What TORUSGATHER_VERBOSE says: what runs (once per communicator, entry
+// point, request and outcome), the model's table, and a trial's outcome.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "api/plan.hpp"
+#include "model/auto_policy.hpp"
+#include "model/selector.hpp"
 
 namespace torusgather {
 
@@ -15,5 +18,11 @@ namespace torusgather {
 /// largest_block >= 0 adds ", largest block N B" (allgatherv).
 void report_choice(Plan& plan, const char* call, const std::string& requested, const Schedule* schedule,
                    const std::string& chosen, const std::string& note, long long largest_block = -1);
+
+/// Rank 0 prints the model's table once per plan and size class.
+void report_predictions(Plan& plan, long long block_bytes, const std::vector<Candidate>& candidates, int best);
+
+/// Rank 0 says what a size class's trial measured and what runs from now on.
+void report_trial(const Plan& plan, long cls, const TrialResult& r);
 
 }  // namespace torusgather

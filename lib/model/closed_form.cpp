@@ -212,19 +212,21 @@ CostProfile hamiltonian_profile(const Torus& t) {
 
 }  // namespace
 
-bool has_closed_form(const std::string& algorithm) { return algorithm == "dim-rings" || algorithm == "hamiltonian"; }
-
-bool has_ring_profile(const std::string& algorithm, const Torus& torus) {
-  if (algorithm == "torus-bruck") return true;  // O(k log P) parts, a search over 2d radices
-  if (algorithm == "dim-rings") return true;    // O(rounds · d), the variant for the block size
-  int limit = kRingProfileSideLimit;
-  if (algorithm == "concentrate")
-    limit = kConcentrateSideLimit;  // a = 1, b = 3, k = 1: no search, but n^2 bits
-  else if (algorithm != "bridgehead" && algorithm != "bridgehead-coloured")
-    return false;
+bool profile_from_schedule(const AlgorithmInfo& info, const Torus& torus) {
+  if (!info.profile.from_schedule) return false;
   for (int axis : torus.active_axes())
-    if (torus.dim(axis) > limit) return false;
+    if (info.profile.side_limit > 0 && torus.dim(axis) > info.profile.side_limit) return false;
   return true;
+}
+
+bool has_profile_at_scale(const AlgorithmInfo& info, const Torus& torus) {
+  return info.profile.from_torus || profile_from_schedule(info, torus);
+}
+
+std::string no_profile_at_scale(const AlgorithmInfo& info) {
+  if (!info.profile.from_schedule) return kNoClosedForm;
+  return "above " + std::to_string(kSteppedProfileLimit) + " ranks auto considers it only on sides up to " +
+         std::to_string(info.profile.side_limit) + ": " + info.profile.side_limit_why + " (name it, or TORUSGATHER_TUNE)";
 }
 
 /// torus-bruck: every rank makes the same calls, translated, each on one
@@ -283,17 +285,18 @@ bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ra
   return true;
 }
 
-bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out, int node_ranks) {
-  if (algorithm == "dim-rings") {  // the paper's variant: d colours, halves
-    *out = dim_rings_profile(DimRingsSchedule(torus), node_ranks);
-    return true;
+bool closed_form_profile(AlgorithmId algorithm, const Torus& torus, CostProfile* out, int node_ranks) {
+  switch (algorithm) {
+    case AlgorithmId::dim_rings:  // the paper's variant: d colours, halves
+      *out = dim_rings_profile(DimRingsSchedule(torus), node_ranks);
+      return true;
+    case AlgorithmId::hamiltonian:
+      *out = hamiltonian_profile(torus);
+      shared_by_node(out, node_ranks);
+      return true;
+    default:
+      return false;
   }
-  if (algorithm == "hamiltonian") {
-    *out = hamiltonian_profile(torus);
-    shared_by_node(out, node_ranks);
-    return true;
-  }
-  return false;
 }
 
 CostProfile vendor_profile(const Torus& t, VendorAlgorithm a, int node_ranks) {

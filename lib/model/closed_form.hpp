@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/cost.hpp"
+#include "schedule/registry.hpp"
 
 namespace torusgather {
 
@@ -25,29 +26,17 @@ constexpr const char* kNeedsSearch =
     "no rule gives this shape's cycles, only the switch search, which every rank would run (10 ms on 16x16x16, "
     "2.4 s on 64x64x64, 2 s to fail on 4x4x4x4x2, 20 s on 4x4x4x4x4x4): name it";
 
-/// Whether closed_form_profile knows `algorithm`.
-bool has_closed_form(const std::string& algorithm);
+/// Whether the profile of `info` on `torus` comes from its built schedule's
+/// construction (its sides within the limit of its ProfileTraits).
+bool profile_from_schedule(const AlgorithmInfo& info, const Torus& torus);
 
-/// Sides up to which `auto` considers bridgehead and bridgehead-coloured
-/// above kSteppedProfileLimit (concentrate up to kConcentrateSideLimit): their profile comes
-/// from one ring per side, but the a, b, k search over the cost formula grows with
-/// the side.
-constexpr int kRingProfileSideLimit = 16;
-/// Sides up to which concentrate's ring profile is built: its gossip
-/// builder keeps a bit per block and rank of the ring, n^2 bits.
-constexpr int kConcentrateSideLimit = 4096;
-/// Why they are not considered on longer sides.
-constexpr const char* kSideTooLong =
-    "above 1024 ranks auto considers it only on sides up to 16: its a, b, k search grows with the side (name it, or "
-    "TORUSGATHER_TUNE)";
-constexpr const char* kConcentrateSideTooLong =
-    "above 1024 ranks auto considers it only on sides up to 4096: its profile's ring takes n^2 bits (name it, or "
-    "TORUSGATHER_TUNE)";
+/// Whether `auto` has a profile of `info` on `torus` above
+/// kSteppedProfileLimit: from the torus alone, or profile_from_schedule.
+bool has_profile_at_scale(const AlgorithmInfo& info, const Torus& torus);
 
-/// Whether `algorithm` on `torus` gets its profile from a built schedule's
-/// rings, torus-bruck's parts or dim-rings' variant
-/// (closed_form_profile(const Schedule&)), above kSteppedProfileLimit.
-bool has_ring_profile(const std::string& algorithm, const Torus& torus);
+/// Why `auto` leaves `info` out above kSteppedProfileLimit on `torus`
+/// (has_profile_at_scale false): no closed form, or sides past its limit.
+std::string no_profile_at_scale(const AlgorithmInfo& info);
 
 /// The profile of a built schedule from its construction where it has one
 /// (bridgehead and its variants: from one ring per side, O(rounds * n)
@@ -60,10 +49,18 @@ bool has_ring_profile(const std::string& algorithm, const Torus& torus);
 /// one rank's load.
 bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ranks = 1);
 
-/// The profile of schedule `algorithm` on `torus` from its construction,
+/// The profile of `algorithm` on `torus` from its construction,
 /// without building the schedule (dim-rings: the paper's variant, d colours
 /// and halves); false where no closed form is known yet (then profile() on
 /// the built schedule is the only way).
-bool closed_form_profile(const std::string& algorithm, const Torus& torus, CostProfile* out, int node_ranks = 1);
+bool closed_form_profile(AlgorithmId algorithm, const Torus& torus, CostProfile* out, int node_ranks = 1);
+
+/// The vendor algorithm's profile in closed form: O(d) per step for the
+/// ring, Bruck, recursive doubling, neighbour exchange and linear; the shift
+/// has P-1 distinct steps (O(P d)); the recursive doubling tree on a P that
+/// is not a power of two is stepped through. node_ranks k > 1 (the last axis
+/// is each node's k ranks): a node's k ranks share its network links and the
+/// node axis is charged to node_blocks, as vendor_profile_stepped() does.
+CostProfile vendor_profile(const Torus& torus, VendorAlgorithm a, int node_ranks = 1);
 
 }  // namespace torusgather

@@ -177,7 +177,9 @@ CostProfile node_sliced_profile(const NodeSlicedSchedule& s, long long step_limi
   const int k = s.node_ranks();
   CostProfile out;
   CostProfile inner;
-  if (!closed_form_profile(s.inner().name(), s.inner().torus(), &inner) && !closed_form_profile(s.inner(), &inner))
+  const AlgorithmInfo* inner_info = find_algorithm(s.inner().name());
+  if (!(inner_info && closed_form_profile(inner_info->id, s.inner().torus(), &inner)) &&
+      !closed_form_profile(s.inner(), &inner))
     inner = profile(s.inner(), step_limit);
   for (auto [times, c] : inner.runs) {
     c.link_blocks *= k;

@@ -115,16 +115,9 @@ enum class VendorAlgorithm {
   kRecursiveDoublingTree
 };
 const char* to_string(VendorAlgorithm a);
-/// The vendor algorithm's profile in closed form (model/closed_form.cpp):
-/// O(d) per step for the ring, Bruck, recursive doubling, neighbour exchange
-/// and linear; the shift has P-1 distinct steps (O(P d)); the recursive
-/// doubling tree on a P that is not a power of two is stepped through.
-/// node_ranks k > 1 (the last axis is each node's k ranks): a node's k ranks
-/// share its network links and the node axis is charged to node_blocks, as
-/// vendor_profile_stepped() does.
-CostProfile vendor_profile(const Torus& torus, VendorAlgorithm a, int node_ranks = 1);
-/// The same by routing every message of every step: O(P * messages * hops).
-/// The reference the closed forms are tested against. With node_ranks k > 1
+/// The vendor algorithm's profile by routing every message of every step:
+/// O(P * messages * hops). The reference vendor_profile's closed forms
+/// (model/closed_form.hpp) are tested against. With node_ranks k > 1
 /// (the last axis is each node's ranks) a node's network links are shared
 /// by its k ranks and the node axis is charged to node_blocks, as profile().
 CostProfile vendor_profile_stepped(const Torus& torus, VendorAlgorithm a, int node_ranks = 1);

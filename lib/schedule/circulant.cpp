@@ -59,7 +59,10 @@ Rank CirculantSchedule::link_target(Rank r, Port p) const {
 }
 
 CirculantSchedule::CirculantSchedule(const Torus& torus, int packets)
-    : Schedule(Torus({static_cast<int>(torus.size())})), n_(torus.size()), s_(chord(torus.size())) {
+    : Schedule(Torus({static_cast<int>(torus.size())})),
+      n_(torus.size()),
+      s_(chord(torus.size())),
+      packets_(packets > 0 ? packets : 0) {
   if (std::string why = not_applicable(torus); !why.empty()) throw std::invalid_argument("circulant: " + why);
   // The minimum spanning tree of the broadcast from 0 (Fig. 2, Programs 1
   // and 2), on the lattice of relative addresses: the plane minus the

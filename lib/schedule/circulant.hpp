@@ -46,6 +46,8 @@ class CirculantSchedule final : public Schedule {
   bool torus_network() const override { return false; }
   /// The most blocks the tree puts on one link in one round (p = 0), or p.
   long long link_blocks() const { return link_blocks_; }
+  /// The p of p-gossip, 0 for none.
+  int packets() const { return packets_; }
 
  private:
   class Program;
@@ -60,6 +62,7 @@ class CirculantSchedule final : public Schedule {
   long long rounds_ = 0;
   std::vector<std::array<std::vector<Rank>, 4>> offsets_;  ///< per round and port: the tree edges' sources a
   long long link_blocks_ = 0;
+  int packets_ = 0;
   std::string construction_;
 };
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "schedule/bridgehead.hpp"
+#include "schedule/cubgos.hpp"
 #include "schedule/chordal_ring.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
@@ -97,29 +98,88 @@ std::unique_ptr<Schedule> node_sliced(const Torus& t, const BuildContext& c,
   return std::make_unique<NodeSlicedSchedule>(t, inner(NodeSlicedSchedule::node_torus(t)));
 }
 
+/// The facts besides the build that other layers ask the registry for.
+std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
+  for (AlgorithmInfo& a : table) {
+    switch (a.id) {
+      case AlgorithmId::hamiltonian:
+        a.profile.from_torus = true;
+        a.cycles_by_rule_only = true;
+        break;
+      case AlgorithmId::hamiltonian_partial:
+        a.fallback = AlgorithmId::hamiltonian;
+        break;
+      case AlgorithmId::dim_rings:
+        a.profile.from_torus = a.profile.from_schedule = true;
+        break;
+      case AlgorithmId::lee_code_large:
+        a.fallback = AlgorithmId::lee_code;
+        break;
+      case AlgorithmId::circulant:
+        a.describe = [](const Schedule& s) {
+          const auto& c = static_cast<const CirculantSchedule&>(s);
+          return c.packets() > 0 ? "p-gossip, p = " + std::to_string(c.packets()) + ", " +
+                                       std::to_string(s.rounds()) + " rounds"
+                                 : std::string();
+        };
+        break;
+      case AlgorithmId::three_phase:
+        a.needs_node_map = true;
+        a.describe = [](const Schedule& s) { return s.construction() + ": " + std::to_string(s.rounds()) + " rounds"; };
+        break;
+      case AlgorithmId::bridgehead:
+      case AlgorithmId::bridgehead_coloured:
+        a.profile.from_schedule = true;
+        a.profile.side_limit = 16;
+        a.profile.side_limit_why = "its a, b, k search grows with the side";
+        if (a.id == AlgorithmId::bridgehead_coloured) a.fallback = AlgorithmId::bridgehead;
+        break;
+      case AlgorithmId::cubgos:
+        a.fallback = AlgorithmId::bridgehead;
+        break;
+      case AlgorithmId::torus_bruck:
+        a.profile.from_schedule = true;
+        break;
+      case AlgorithmId::concentrate:
+        a.profile.from_schedule = true;
+        a.profile.side_limit = 4096;
+        a.profile.side_limit_why = "its profile's ring takes n^2 bits";
+        break;
+      case AlgorithmId::node_hamiltonian:
+        a.cycles_by_rule_only = true;
+        a.fallback = AlgorithmId::node_dim_rings;
+        break;
+      default:
+        break;
+    }
+    if (a.tuned) a.describe = a.tuned->of;
+  }
+  return table;
+}
+
 }  // namespace
 
 const std::vector<AlgorithmInfo>& algorithms() {
-  static const std::vector<AlgorithmInfo> table = {
-      {"hamiltonian",
+  static const std::vector<AlgorithmInfo> table = with_traits({
+      {AlgorithmId::hamiltonian, "hamiltonian",
        "d edge-disjoint Hamiltonian cycles, block in d parts, each both ways round (Meyer & Sibeyn §3)",
        &HamiltonianSchedule::not_applicable,
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianSchedule>(t); }},
-      {"hamiltonian-partial",
+      {AlgorithmId::hamiltonian_partial, "hamiltonian-partial",
        "2D with an odd side: two partial Hamiltonian cycles, ranks on one fed the other's packets by two neighbours with switching; one side even: column n-2 passing L<->R only (Meyer & Sibeyn §3.2, Theorem 3); both odd: our rules for the last two rows, two ranks fed at distance two (§3.3, Theorem 4)",
        &HamiltonianPartialSchedule::not_applicable,
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<HamiltonianPartialSchedule>(t); },
        "auto skips it: hamiltonian's full cycles take floor(P/2) rounds with the same parts, its ceil(P/2) at best; it runs when named"},
-      {"partial-cycles",
+      {AlgorithmId::partial_cycles, "partial-cycles",
        "one packet on d partial cycles, off-cycle ranks fed by neighbours with switching (Meyer & Sibeyn §4, Theorems 5-7); 2D with both sides odd: our two helices in place of §4.1's special column",
        &PartialCyclesSchedule::not_applicable,
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t); }},
-      {"partial-cycles-ti",
+      {AlgorithmId::partial_cycles_ti, "partial-cycles-ti",
        "partial-cycles without switching: fixed port-to-port rules for the whole run, copies passed on (Meyer & Sibeyn §4.1, Theorem 7's time-independent algorithm)",
        &PartialCyclesSchedule::not_applicable,
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<PartialCyclesSchedule>(t, true); },
        "auto skips it (rounds like partial-cycles', more of them); it runs when named"},
-      {"dim-rings",
+      {AlgorithmId::dim_rings, "dim-rings",
        "bidirectional rings along each dimension in turn, d colours (Juurlink, Rao & Sibeyn, approach 1); for small blocks fewer colours and the antipode's group whole, fewer messages per round",
        [](const Torus&) { return std::string(); },
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
@@ -131,21 +191,21 @@ const std::vector<AlgorithmInfo>& algorithms() {
          return std::make_unique<DimRingsSchedule>(t, colours, whole);
        },
        nullptr, &kDimRings},
-      {"lee-code",
+      {AlgorithmId::lee_code, "lee-code",
        "concentrate on a perfect Lee code, gossip among code nodes on arc-disjoint dipaths, broadcast (Delmas & Perennes §5)",
        [](const Torus& t) { return LeeCodeSchedule::not_applicable(t); },
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<LeeCodeSchedule>(t); }},
-      {"lee-code-large",
+      {AlgorithmId::lee_code_large, "lee-code-large",
        "lee-code with each broadcast split into two rounds of coloured pieces, 1/(2d+1) of the data per link: 5 rounds on 7x7x7 (Delmas & Perennes §6)",
        [](const Torus& t) { return LeeCodeSchedule::not_applicable(t, true); },
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> { return std::make_unique<LeeCodeSchedule>(t, true); }},
-      {"circulant",
+      {AlgorithmId::circulant, "circulant",
        "superposed broadcast trees on the optimal circulant G(P; s, s+1), D* rounds (Monakhova & Monakhov §5)",
        &CirculantSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
          return std::make_unique<CirculantSchedule>(t, c.packets);
        }},
-      {"chordal-ring",
+      {AlgorithmId::chordal_ring, "chordal-ring",
        "three-phase gossip on the chordal ring C(P, c): accumulate per component of (c+1)-cycles (or type-A subgraphs), gossip on edge-disjoint chord paths, broadcast (Barriere, Cohen & Mitjana §4.1, §4.3)",
        [](const Torus& t) { return ChordalRingSchedule::not_applicable(t); },
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
@@ -153,7 +213,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
            throw std::invalid_argument(why);
          return std::make_unique<ChordalRingSchedule>(t, c.chord);
        }},
-      {"three-phase",
+      {AlgorithmId::three_phase, "three-phase",
        "hierarchical: accumulate into one rank per node, gossip among those leaders as in a complete graph, broadcast inside each node (Barriere, Cohen & Mitjana §4.1's three phases; nodes from MPI_COMM_TYPE_SHARED or TORUSGATHER_NODE_SIZE, here one rank per node)",
        [](const Torus& t) { return ThreePhaseSchedule::not_applicable(t); },
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
@@ -163,14 +223,14 @@ const std::vector<AlgorithmInfo>& algorithms() {
            throw std::invalid_argument(why);
          return std::make_unique<ThreePhaseSchedule>(t, node_of);
        }},
-      {"bridgehead",
+      {AlgorithmId::bridgehead, "bridgehead",
        "circgos(n, a, b) on the rings of each axis in turn: concentrate into bridgeheads, exchange, multiply them (Juurlink, Rao & Sibeyn §4.2)",
        &BridgeheadSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
          return std::make_unique<BridgeheadSchedule>(t, ring_params(t, c, kBridgehead));
        },
        nullptr, &kBridgehead},
-      {"bridgehead-coloured",
+      {AlgorithmId::bridgehead_coloured, "bridgehead-coloured",
        "bridgehead with the block in d colours, colour c taking the axes from the c-th on, so all 2d links work in every phase (Juurlink, Rao & Sibeyn §6.2's colouring, highdimgos')",
        &BridgeheadSchedule::not_applicable_coloured,
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
@@ -178,7 +238,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
                                                      BridgeheadSchedule::Coloured{});
        },
        nullptr, &kBridgeheadColoured},
-      {"cubgos",
+      {AlgorithmId::cubgos, "cubgos",
        "bridgeheads on generalised diagonals (x_0 = x_1 + ... mod g): concentrate per row, exchange along each axis, multiply them; torgos in 2D (Juurlink, Rao & Sibeyn §5.2, §6)",
        &CubgosSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
@@ -188,7 +248,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
          return std::make_unique<CubgosSchedule>(t, p);
        },
        nullptr, &kCubgos},
-      {"torus-bruck",
+      {AlgorithmId::torus_bruck, "torus-bruck",
        "Bruck's dissemination with radix k, each round on one axis, growing both ways round each ring, near partners first or (k,far) the long calls first: sum of ceil(log_k n_i) rounds, k - 1 calls per rank and round (Bruck et al., IEEE TPDS 1997)",
        &TorusBruckSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
@@ -198,13 +258,13 @@ const std::vector<AlgorithmInfo>& algorithms() {
          return std::make_unique<TorusBruckSchedule>(t, p, c.node_ranks);
        },
        nullptr, &kTorusBruck},
-      {"concentrate",
+      {AlgorithmId::concentrate, "concentrate",
        "recursive concentration into one rank per ring and back, 2 ceil(log3 n) steps per axis (Juurlink, Rao & Sibeyn §4.1, approach 2)",
        &BridgeheadSchedule::not_applicable,
        [](const Torus& t, const BuildContext&) -> std::unique_ptr<Schedule> {
          return std::make_unique<BridgeheadSchedule>(t, BridgeheadSchedule::concentrate(t), "concentrate");
        }},
-      {"node-dim-rings",
+      {AlgorithmId::node_dim_rings, "node-dim-rings",
        "node-aware: rank j of every node runs dim-rings over the node torus with the blocks of every node's rank j (the node's links shared by its k ranks, no block sent twice over the network), then a ring of k inside each node (Juurlink, Rao & Sibeyn approach 1; Barriere, Cohen & Mitjana §4.1's phases)",
        &NodeSlicedSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) {
@@ -213,7 +273,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
          });
        },
        nullptr, nullptr, true},
-      {"node-hamiltonian",
+      {AlgorithmId::node_hamiltonian, "node-hamiltonian",
        "node-aware: hamiltonian's edge-disjoint cycles over the node torus per slice, then a ring of k inside each node (Meyer & Sibeyn §3)",
        [](const Torus& t) {
          std::string why = NodeSlicedSchedule::not_applicable(t);
@@ -225,8 +285,14 @@ const std::vector<AlgorithmInfo>& algorithms() {
          });
        },
        nullptr, nullptr, true},
-  };
+  });
   return table;
+}
+
+const AlgorithmInfo& algorithm(AlgorithmId id) {
+  const AlgorithmInfo& info = algorithms()[static_cast<std::size_t>(id)];
+  if (info.id != id) throw std::logic_error("registry: the table is not in AlgorithmId order");
+  return info;
 }
 
 const AlgorithmInfo* find_algorithm(const std::string& name) {

@@ -50,7 +50,44 @@ struct TunedParams {
   std::string (*of)(const Schedule&);  ///< a built schedule's parameters
 };
 
+/// Every schedule algorithm, in the registry's order. Other layers name an
+/// algorithm by its id; its name is for users (TORUSGATHER_ALGORITHM, tables).
+enum class AlgorithmId {
+  hamiltonian,
+  hamiltonian_partial,
+  partial_cycles,
+  partial_cycles_ti,
+  dim_rings,
+  lee_code,
+  lee_code_large,
+  circulant,
+  chordal_ring,
+  three_phase,
+  bridgehead,
+  bridgehead_coloured,
+  cubgos,
+  torus_bruck,
+  concentrate,
+  node_dim_rings,
+  node_hamiltonian,
+};
+
+/// Where `auto` gets an algorithm's cost profile from on any number of
+/// ranks; without either, only by stepping a built schedule through all
+/// ranks, up to kSteppedProfileLimit (lib/model/closed_form.hpp).
+struct ProfileTraits {
+  /// From the torus alone, nothing built (closed_form_profile(AlgorithmId, ...)).
+  bool from_torus = false;
+  /// From a built schedule's construction (its rings, parts or colours).
+  bool from_schedule = false;
+  /// from_schedule only on sides up to this (0: any), and why: the build
+  /// behind the profile grows with the side.
+  int side_limit = 0;
+  const char* side_limit_why = nullptr;
+};
+
 struct AlgorithmInfo {
+  AlgorithmId id;
   const char* name;
   const char* description;
   /// Empty when the algorithm applies to the torus, else the reason it declines.
@@ -64,12 +101,31 @@ struct AlgorithmInfo {
   const TunedParams* tuned = nullptr;
   /// Runs only where the torus's last axis is a node's ranks (node_ranks).
   bool node_aware = false;
+  ProfileTraits profile;
+  /// Needs the communicator's node of every rank (BuildContext::node_of),
+  /// which takes a collective step to learn.
+  bool needs_node_map = false;
+  /// Its cycles come from a rule on some shapes and from a search on the
+  /// others: every rank would run the search, so auto considers it only
+  /// where a rule applies (on the node torus for a node-aware one).
+  bool cycles_by_rule_only = false;
+  /// What the verbose report adds to the name of a built schedule (its
+  /// parameters, its construction), or nullptr.
+  std::string (*describe)(const Schedule&) = nullptr;
+  /// Where this one declines the shape, a forced request runs this one
+  /// instead (the next of its family), which may decline in turn; the chain
+  /// ends at kUniversal.
+  AlgorithmId fallback = AlgorithmId::dim_rings;
 };
 
 /// Every schedule algorithm, in the order `auto` prefers them for large blocks.
 const std::vector<AlgorithmInfo>& algorithms();
 /// nullptr when no schedule algorithm has that name.
 const AlgorithmInfo* find_algorithm(const std::string& name);
+/// The registry's entry of `id`.
+const AlgorithmInfo& algorithm(AlgorithmId id);
+/// The algorithm that applies to every torus: the last fallback.
+constexpr AlgorithmId kUniversal = AlgorithmId::dim_rings;
 /// Builds the algorithm's schedule for the torus, or returns nullptr and the
 /// reason it declines (its shape conditions, or a construction that failed).
 std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why,

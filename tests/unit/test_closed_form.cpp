@@ -52,7 +52,7 @@ void expect_same(const CostProfile& closed, const CostProfile& stepped, const st
 /// search finds no decomposition of some 5D and 6D shapes with sides of 2).
 bool check_schedule(const std::string& name, const Torus& t) {
   CostProfile closed;
-  EXPECT_TRUE(closed_form_profile(name, t, &closed)) << name;
+  EXPECT_TRUE(closed_form_profile(find_algorithm(name)->id, t, &closed)) << name;
   std::string why;
   const auto s = try_build(*find_algorithm(name), t, &why);
   if (!s) return false;
@@ -133,7 +133,7 @@ TEST(ClosedForm, DimRingsEqualsStepped) {
   for (const auto& dims : kShapes) {
     const Torus t(dims);
     CostProfile closed;
-    ASSERT_TRUE(closed_form_profile("dim-rings", t, &closed));
+    ASSERT_TRUE(closed_form_profile(AlgorithmId::dim_rings, t, &closed));
     expect_same(closed, profile(DimRingsSchedule(t), t.size()), "dim-rings on " + t.to_string());
     checked += check_dim_rings_variants(t, 1);
   }
@@ -216,8 +216,8 @@ TEST(ClosedForm, TorusBruckWithANodeAxisEqualsStepped) {
 
 TEST(ClosedForm, NoClosedFormIsNotClaimed) {
   CostProfile p;
-  EXPECT_FALSE(closed_form_profile("circulant", Torus({4, 4}), &p));
-  EXPECT_FALSE(closed_form_profile("no-such", Torus({4, 4}), &p));
+  for (const AlgorithmInfo& info : algorithms())
+    EXPECT_EQ(closed_form_profile(info.id, Torus({4, 4}), &p), info.profile.from_torus) << info.name;
 }
 
 namespace {

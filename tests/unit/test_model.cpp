@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "model/choice.hpp"
+#include "model/predictions.hpp"
+#include "model/tune.hpp"
 #include "model/closed_form.hpp"
 #include "model/cost.hpp"
 #include "model/selector.hpp"
@@ -381,7 +382,7 @@ TEST(CostModel, OverheadPerMessageAsSimGridRunsARound) {
 TEST(CostModel, TunedPredictionsGrowWithTheBlock) {
   for (const std::vector<int>& dims : std::vector<std::vector<int>>{{3}, {2, 2}, {4, 4}, {3, 5}, {2, 3, 4}}) {
     const Torus t(dims);
-    ChoiceContext ctx;
+    ModelContext ctx;
     ctx.torus = &t;
     ctx.machine.alpha = 2e-6;
     ctx.machine.beta = 1e-10;
@@ -411,17 +412,19 @@ TEST(Selector, PicksTheFastestApplicableFirstOnTies) {
   CostProfile slow, fast;
   slow.add(RoundCost{1, 1, 1, 1, 1}, 10);
   fast.add(RoundCost{1, 1, 1, 1, 1}, 3);
-  std::vector<Candidate> c = {{"a", "", "", &slow}, {"b", "", "not here", &fast}, {"c", "", "", &fast},
-                              {"d", "", "", &fast}};
+  const Pick a = Pick::of(AlgorithmId::hamiltonian), b = Pick::of(AlgorithmId::dim_rings),
+             cc = Pick::of(AlgorithmId::circulant), d = Pick::of(AlgorithmId::concentrate);
+  std::vector<Candidate> c = {{a, "", "", &slow}, {b, "", "not here", &fast}, {cc, "", "", &fast},
+                              {d, "", "", &fast}};
   EXPECT_EQ(select(c, latency_only(), 8), 2);
   EXPECT_DOUBLE_EQ(c[0].predicted, 10);
   const std::string table = format_table(c, 2);
-  EXPECT_NE(table.find("* c"), std::string::npos) << table;
+  EXPECT_NE(table.find("* circulant"), std::string::npos) << table;
   EXPECT_NE(table.find("does not apply: not here"), std::string::npos) << table;
   // A measured software cost of 3 per round: 3 rounds cost 3 + 9 > 10.
   c[2].per_round = c[3].per_round = 3;
   EXPECT_EQ(select(c, latency_only(), 8), 0);
-  std::vector<Candidate> none = {{"b", "", "no", &fast}};
+  std::vector<Candidate> none = {{b, "", "no", &fast}};
   EXPECT_EQ(select(none, latency_only(), 8), -1);
 }
 
@@ -433,44 +436,44 @@ TEST(Selector, KnownMachineKnownChoice) {
   auto rings = try_build(*find_algorithm("dim-rings"), t, nullptr);
   ASSERT_TRUE(ham && rings);
   const CostProfile ph = profile(*ham), pr = profile(*rings), pb = vendor_profile(t, VendorAlgorithm::kBruck);
-  std::vector<Candidate> c = {{"hamiltonian", "", "", &ph}, {"dim-rings", "", "", &pr}, {"vendor", "", "", &pb}};
+  std::vector<Candidate> c = {{Pick::of(AlgorithmId::hamiltonian), "", "", &ph},
+                              {Pick::of(AlgorithmId::dim_rings), "", "", &pr},
+                              {Pick::the_vendor(), "", "", &pb}};
   Machine m;
   m.alpha = 1e-6;
   m.beta = 1e-10;
   m.delta = 1e-6;
-  EXPECT_EQ(c[static_cast<std::size_t>(select(c, m, 8))].name, "dim-rings");  // 8 rounds against 63
+  EXPECT_EQ(c[static_cast<std::size_t>(select(c, m, 8))].pick, Pick::of(AlgorithmId::dim_rings));  // 8 rounds against 63
   m.alpha = 1e-4;  // start-ups dominate even more; Bruck's 6 rounds beat 8
   m.delta = 0;
-  EXPECT_EQ(c[static_cast<std::size_t>(select(c, m, 8))].name, "vendor");
+  EXPECT_EQ(c[static_cast<std::size_t>(select(c, m, 8))].pick, Pick::the_vendor());
 }
 
 TEST(Tune, ParsesRanges) {
-  const std::vector<std::string> known = {"lee-code", "bridgehead", "hamiltonian", "vendor"};
   std::vector<TuneRule> rules;
   std::string why;
-  ASSERT_TRUE(parse_tune("0-4k:lee-code,4k-256k:bridgehead,256k-inf:hamiltonian", known, &rules, &why)) << why;
+  ASSERT_TRUE(parse_tune("0-4k:lee-code,4k-256k:bridgehead,256k-inf:hamiltonian", &rules, &why)) << why;
   ASSERT_EQ(rules.size(), 3u);
   EXPECT_EQ(rules[1].lo, 4096);
   EXPECT_EQ(rules[1].hi, 262144);
   EXPECT_EQ(rules[2].hi, -1);
-  EXPECT_EQ(tune_lookup(rules, 0)->algorithm, "lee-code");
-  EXPECT_EQ(tune_lookup(rules, 4095)->algorithm, "lee-code");
-  EXPECT_EQ(tune_lookup(rules, 4096)->algorithm, "bridgehead");
-  EXPECT_EQ(tune_lookup(rules, 1LL << 40)->algorithm, "hamiltonian");
-  ASSERT_TRUE(parse_tune("64-1M:vendor", known, &rules, &why)) << why;
+  EXPECT_EQ(tune_lookup(rules, 0)->pick, Pick::of(AlgorithmId::lee_code));
+  EXPECT_EQ(tune_lookup(rules, 4095)->pick, Pick::of(AlgorithmId::lee_code));
+  EXPECT_EQ(tune_lookup(rules, 4096)->pick, Pick::of(AlgorithmId::bridgehead));
+  EXPECT_EQ(tune_lookup(rules, 1LL << 40)->pick, Pick::of(AlgorithmId::hamiltonian));
+  ASSERT_TRUE(parse_tune("64-1M:vendor", &rules, &why)) << why;
   EXPECT_EQ(tune_lookup(rules, 63), nullptr);  // the model chooses outside the ranges
   EXPECT_EQ(tune_lookup(rules, 1 << 20), nullptr);
-  EXPECT_EQ(tune_lookup(rules, 1000)->algorithm, "vendor");
+  EXPECT_EQ(tune_lookup(rules, 1000)->pick, Pick::the_vendor());
 }
 
 TEST(Tune, RejectsMalformedStrings) {
-  const std::vector<std::string> known = {"lee-code", "hamiltonian"};
   std::vector<TuneRule> rules;
   for (const std::string bad : {"", "0-4k", "0:lee-code", "4k-0:lee-code", "4k-4k:lee-code", "x-4k:lee-code",
                                 "0-4q:lee-code", "0-4k:nope", "0-4k:lee-code,", "0-8k:lee-code,4k-inf:hamiltonian",
                                 "inf-8:lee-code", "-1-8:lee-code", "0-99999999999999999999:lee-code"}) {
     std::string why;
-    EXPECT_FALSE(parse_tune(bad, known, &rules, &why)) << bad;
+    EXPECT_FALSE(parse_tune(bad, &rules, &why)) << bad;
     EXPECT_FALSE(why.empty()) << bad;
   }
 }

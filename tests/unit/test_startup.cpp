@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "schedule/bridgehead.hpp"
+#include "schedule/cubgos.hpp"
 #include "report_text.hpp"
 #include "simulate/simulate.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "model/choice.hpp"
+#include "model/predictions.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -11,16 +11,16 @@
 
 namespace torusgather {
 
-long tuned_bucket(const ChoiceContext& ctx, const AlgorithmInfo& info, long long block_bytes) {
-  if (auto it = ctx.fixed_params.find(info.name); it != ctx.fixed_params.end() && !it->second.empty()) return LONG_MIN;
+long tuned_bucket(const ModelContext& ctx, const AlgorithmInfo& info, long long block_bytes) {
+  if (auto it = ctx.fixed_params.find(info.id); it != ctx.fixed_params.end() && !it->second.empty()) return kFixedVariant;
   const Machine& m = ctx.machine;
   return std::lround(std::log2(m.alpha / (m.beta * static_cast<double>(std::max(1LL, block_bytes)))));
 }
 
-bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long block_bytes, std::string* params,
+bool params_for(const ModelContext& ctx, const AlgorithmInfo& info, long long block_bytes, std::string* params,
                 std::string* why) {
   BuildContext build;
-  if (auto it = ctx.fixed_params.find(info.name); it != ctx.fixed_params.end() && !it->second.empty()) {
+  if (auto it = ctx.fixed_params.find(info.id); it != ctx.fixed_params.end() && !it->second.empty()) {
     build.params = it->second;
     return tuned_params(info, *ctx.torus, build, params, why);
   }
@@ -42,7 +42,7 @@ bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long b
     };
   }
   if (!ctx.params_cache) return tuned_params(info, *ctx.torus, build, params, why);
-  auto& known = (*ctx.params_cache)[info.name];
+  auto& known = (*ctx.params_cache)[info.id];
   auto it = known.find(bucket);
   if (it == known.end()) {
     if (!tuned_params(info, *ctx.torus, build, params, why)) return false;
@@ -52,7 +52,7 @@ bool params_for(const ChoiceContext& ctx, const AlgorithmInfo& info, long long b
   return true;
 }
 
-bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlgorithm* out) {
+bool vendor_algorithm(const ModelContext& ctx, long long block_bytes, VendorAlgorithm* out) {
   if (!vendor_choice(ctx.vendor_model, ctx.torus->size(), block_bytes, out)) return false;
   if (ctx.simgrid) {
     // SimGrid's "ring" (also in its ompi and mpich selections, and Open
@@ -66,12 +66,12 @@ bool vendor_algorithm(const ChoiceContext& ctx, long long block_bytes, VendorAlg
   return true;
 }
 
-ProfileCompute profiling(const Torus& torus, const std::string& name,
+ProfileCompute profiling(const Torus& torus, const AlgorithmInfo& info,
                          std::function<int(const Schedule**, std::string*)> get, int node_ranks) {
+  const AlgorithmId id = info.id;
   // Closed forms share a node's links among its k ranks themselves
   // (closed_form_profile's node_ranks).
-  if (node_ranks > 1 && (name.rfind("node-", 0) == 0 ||
-                         (torus.size() <= kSteppedProfileLimit && !has_closed_form(name))))
+  if (node_ranks > 1 && (info.node_aware || (torus.size() <= kSteppedProfileLimit && !info.profile.from_torus)))
     // A node-aware schedule at any size (its inner profile, composed), and
     // up to the limit one without a closed form: stepped through, a node's
     // ranks sharing its links and the node axis charged as shared memory.
@@ -83,59 +83,53 @@ ProfileCompute profiling(const Torus& torus, const std::string& name,
         *p = profile(*s, kSteppedProfileLimit, &torus, node_ranks);
       return err;
     };
-  if (torus.size() > kSteppedProfileLimit && !has_ring_profile(name, torus))
-    return [&torus, name, node_ranks](CostProfile* p, std::string* why) {
-      if (!closed_form_profile(name, torus, p, node_ranks)) *why = kNoClosedForm;
+  if (torus.size() > kSteppedProfileLimit && !profile_from_schedule(info, torus))
+    return [&torus, id, node_ranks](CostProfile* p, std::string* why) {
+      if (!closed_form_profile(id, torus, p, node_ranks)) *why = kNoClosedForm;
       return 0;
     };
-  return [&torus, name, node_ranks, get = std::move(get)](CostProfile* p, std::string* why) {
+  return [&torus, id, node_ranks, get = std::move(get)](CostProfile* p, std::string* why) {
     const Schedule* s = nullptr;
     const int err = get(&s, why);
-    // The built schedule's own first: a size-tuned variant differs from the name's.
-    if (err == 0 && s && !closed_form_profile(*s, p, node_ranks) && !closed_form_profile(name, torus, p, node_ranks))
+    // The built schedule's own first: a size-tuned variant differs from the paper's.
+    if (err == 0 && s && !closed_form_profile(*s, p, node_ranks) && !closed_form_profile(id, torus, p, node_ranks))
       *p = profile(*s, 4096, &torus, node_ranks);
     return err;
   };
 }
 
-int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::string& named,
-                std::vector<Candidate>* out, int* best) {
+int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* named, std::vector<Candidate>* out,
+                int* best) {
   const Torus& torus = *ctx.torus;
   std::vector<Candidate>& candidates = *out;
   candidates.clear();
   for (const AlgorithmInfo& info : algorithms()) {
     Candidate c;
-    c.name = info.name;
+    c.pick = Pick::of(info.id);
     c.named_only = info.not_selected != nullptr;
-    c.why_not = c.named_only && named != info.name ? info.not_selected : info.not_applicable(torus);
+    c.why_not = c.named_only && !(named && *named == c.pick) ? info.not_selected : info.not_applicable(torus);
     if (c.why_not.empty() && info.node_aware && ctx.machine.node_ranks < 2)
       c.why_not = "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED)";
-    if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !info.node_aware && !has_closed_form(c.name) &&
-        !has_ring_profile(c.name, torus))
-      c.why_not = !has_ring_profile(c.name, Torus({2})) ? kNoClosedForm
-                  : c.name == "concentrate"                 ? kConcentrateSideTooLong
-                                                            : kSideTooLong;
+    if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !info.node_aware &&
+        !has_profile_at_scale(info, torus))
+      c.why_not = no_profile_at_scale(info);
     // Every rank builds what runs: the cycle search only up to the limit and
-    // in 2D-4D (it takes 1.9 s to fail on 4x4x4x4x2, 19.5 s to succeed on
-    // 4x4x4x4x4x4).
-    if (c.why_not.empty() && c.name == "hamiltonian" && !decomposes_by_rule(torus) &&
-        (torus.size() > kSteppedProfileLimit || torus.active_axes().size() > 4))
-      c.why_not = kNeedsSearch;
-    if (c.why_not.empty() && c.name == "node-hamiltonian") {  // the same, on the node torus
-      const Torus nodes = NodeSlicedSchedule::node_torus(torus);
-      if (!decomposes_by_rule(nodes) && (nodes.size() > kSteppedProfileLimit || nodes.active_axes().size() > 4))
+    // in 2D-4D (it takes seconds to fail or succeed in 5D and 6D).
+    if (c.why_not.empty() && info.cycles_by_rule_only) {
+      const Torus cycles = info.node_aware ? NodeSlicedSchedule::node_torus(torus) : torus;
+      if (!decomposes_by_rule(cycles) && (cycles.size() > kSteppedProfileLimit || cycles.active_axes().size() > 4))
         c.why_not = kNeedsSearch;
     }
     if (!c.why_not.empty()) {
       candidates.push_back(c);
       continue;
     }
-    std::string key = c.name;
+    ProfileKey key{c.pick, kDefaultVariant};
     if (info.tuned) {  // the a, b, k of this block size
       // The search runs where the profile is computed (and the table
       // printed): on rank 0 only, keyed by the r bucket elsewhere (under
       // SimGrid every rank's search would add up in one process).
-      const auto fixed = ctx.fixed_params.find(info.name);
+      const auto fixed = ctx.fixed_params.find(info.id);
       if (ctx.root || (fixed != ctx.fixed_params.end() && !fixed->second.empty())) {
         std::string params;
         if (!params_for(ctx, info, block_bytes, &params, &c.why_not)) {
@@ -144,13 +138,12 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
         }
         c.detail = params;
       }
-      key = c.name + " r-bucket " + std::to_string(tuned_bucket(ctx, info, block_bytes));
+      key.variant = tuned_bucket(ctx, info, block_bytes);
     }
-    const std::string name = c.name;
     const ProfileCompute compute = profiling(
-        torus, name,
-        [&ctx, &name, block_bytes](const Schedule** s, std::string* why) {
-          return ctx.schedule_of(name, block_bytes, s, why);
+        torus, info,
+        [&ctx, &info, block_bytes](const Schedule** s, std::string* why) {
+          return ctx.schedule_of(info, block_bytes, s, why);
         },
         ctx.machine.node_ranks);
     if (const int err = ctx.profile_of(key, compute, &c.profile, &c.why_not)) return err;
@@ -158,7 +151,7 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
     candidates.push_back(c);
   }
   Candidate vendor;
-  vendor.name = "vendor";
+  vendor.pick = Pick::the_vendor();
   VendorAlgorithm alg;
   if (!vendor_algorithm(ctx, block_bytes, &alg)) {
     vendor.why_not = "no model of this MPI library's allgather" +
@@ -170,13 +163,30 @@ int predict_all(const ChoiceContext& ctx, long long block_bytes, const std::stri
       *p = vendor_profile(torus, alg, k);  // a node's ranks share its links
       return 0;
     };
-    if (const int err = ctx.profile_of(std::string("vendor ") + to_string(alg), compute, &vendor.profile, &vendor.why_not))
+    if (const int err = ctx.profile_of(ProfileKey{Pick::the_vendor(), static_cast<long>(alg)}, compute,
+                                       &vendor.profile, &vendor.why_not))
       return err;
     vendor.per_round = ctx.vendor_per_round;
   }
   candidates.push_back(vendor);
   *best = select(candidates, ctx.machine, static_cast<double>(block_bytes));
   return 0;
+}
+
+std::vector<const Candidate*> ranked(const std::vector<Candidate>& candidates) {
+  std::vector<const Candidate*> out;
+  for (const Candidate& c : candidates)
+    if (c.why_not.empty() && c.profile && !c.named_only) out.push_back(&c);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Candidate* a, const Candidate* b) { return a->predicted < b->predicted; });
+  return out;
+}
+
+std::string ProfileKey::to_string() const {
+  if (pick.vendor) return pick.name() + " " + torusgather::to_string(static_cast<VendorAlgorithm>(variant));
+  if (variant == kDefaultVariant) return pick.name();
+  if (variant == kFixedVariant) return pick.name() + " (fixed parameters)";
+  return pick.name() + " r-bucket " + std::to_string(variant);
 }
 
 }  // namespace torusgather

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "model/auto_policy.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "model/predictions.hpp"
+#include "model/trials.hpp"
+
+namespace torusgather {
+namespace {
+
+/// A trial's winner must beat the vendor by 5 %: the promise is never to be
+/// slower than it.
+constexpr double kVendorMargin = 0.95;
+/// Block sizes whose ranking a plan keeps (a program with many sizes).
+constexpr std::size_t kRankedSizes = 4096;
+
+const TuningLine* tuning_lookup(const std::vector<TuningLine>& lines, long long block_bytes) {
+  const TuningLine* found = nullptr;  // the last line that covers it wins
+  for (const auto& l : lines)
+    if (l.lo <= block_bytes && block_bytes <= l.hi) found = &l;
+  return found;
+}
+
+void single(AutoDecision* out, Pick pick, AutoSource source, std::string note) {
+  out->ranked = fallback_chain(pick);
+  out->source = source;
+  out->note = std::move(note);
+}
+
+}  // namespace
+
+long size_class(long long block_bytes) {
+  long c = 0;
+  for (long long b = std::max(1LL, block_bytes); b > 1; b >>= 1) ++c;
+  return c;
+}
+
+std::vector<Pick> fallback_chain(Pick pick) {
+  std::vector<Pick> chain{pick};
+  if (pick.vendor) return chain;
+  for (AlgorithmId a = pick.id; a != kUniversal;) {
+    const AlgorithmId next = algorithm(a).fallback;
+    a = next == a ? kUniversal : next;
+    chain.push_back(Pick::of(a));
+  }
+  return chain;
+}
+
+int decide_auto(AutoState& state, const AutoInputs& in, long long block_bytes, AutoDecision* out) {
+  *out = AutoDecision{};
+  const long cls = size_class(block_bytes);
+  if (const TuneRule* rule = in.tune ? tune_lookup(*in.tune, block_bytes) : nullptr) {
+    single(out, rule->pick, AutoSource::tune, "TORUSGATHER_TUNE");
+    return 0;
+  }
+  if (!in.torus_known) {
+    // A torus made up from the rank count would model routes that are not
+    // the machine's.
+    single(out, Pick::the_vendor(), AutoSource::no_torus, "no torus known: " + in.no_torus);
+    return 0;
+  }
+  if (const TuningLine* line = tuning_lookup(state.tuning, block_bytes)) {
+    single(out, line->pick, AutoSource::tuning_file, "TORUSGATHER_TUNING_FILE");
+    return 0;
+  }
+  if (auto it = state.measured.find(cls); it != state.measured.end()) {
+    single(out, it->second, AutoSource::measured, "measured");
+    return 0;
+  }
+  const bool measure = in.may_measure && in.trials_per_candidate && in.trials_per_candidate(cls) > 0;
+  if (measure && !state.trials.count(cls)) {
+    if (const int err = in.predict(&out->table, &out->best)) return err;
+    Trial t;
+    const std::size_t keep = in.trial_algorithms ? in.trial_algorithms() : 2;
+    for (const Candidate* c : ranked(out->table))
+      if (!c->pick.vendor && t.picks.size() < keep) t.picks.push_back(c->pick);
+    t.picks.push_back(Pick::the_vendor());
+    t.per_candidate = in.trials_per_candidate(cls);
+    state.trials[cls] = t;
+  }
+  if (measure) {
+    const Trial& t = state.trials[cls];
+    single(out, t.picks[trial_candidate(t.seconds.size(), t.picks.size())], AutoSource::trial,
+           "measuring " + std::to_string(t.seconds.size() + 1) + " of " + std::to_string(t.calls()));
+    out->trial_class = cls;
+    return 0;
+  }
+  out->source = AutoSource::model;
+  if (auto it = state.ranked.find(block_bytes); it != state.ranked.end()) {
+    out->ranked = it->second;
+    return 0;
+  }
+  if (const int err = in.predict(&out->table, &out->best)) return err;
+  for (const Candidate* c : ranked(out->table)) out->ranked.push_back(c->pick);
+  if (std::find(out->ranked.begin(), out->ranked.end(), Pick::of(kUniversal)) == out->ranked.end())
+    out->ranked.push_back(Pick::of(kUniversal));
+  if (state.ranked.size() >= kRankedSizes) state.ranked.clear();
+  state.ranked[block_bytes] = out->ranked;
+  return 0;
+}
+
+TrialResult finish_trial(AutoState& state, long cls, const std::vector<double>& slowest) {
+  const Trial& t = state.trials.at(cls);
+  const std::size_t n = t.picks.size();
+  const TrialDecision d = decide_trial(slowest, n, kVendorMargin);
+  TrialResult r;
+  r.winner = t.picks[d.winner];
+  r.per_candidate = t.per_candidate;
+  for (std::size_t i = 0; i < n; ++i) {
+    char us[32];
+    std::snprintf(us, sizeof us, " %.2f us", d.median[i] * 1e6);
+    r.times += (i ? ", " : "") + t.picks[i].name() + us;
+  }
+  if (d.fastest != n - 1)
+    r.rounds = " (" + t.picks[d.fastest].name() + " faster than the vendor in " + std::to_string(d.wins) + " of " +
+               std::to_string(t.per_candidate) + " rounds, " + std::to_string(d.needed) + " needed)";
+  state.measured[cls] = r.winner;
+  state.trials.erase(cls);
+  return r;
+}
+
+}  // namespace torusgather

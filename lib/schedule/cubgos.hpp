@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// cubgos: bridgeheads on generalised diagonals (Juurlink, Rao & Sibeyn §6;
+// torgos of §5.2 in 2D).
+#pragma once
+
+#include <string>
+
+#include "schedule/bridgehead.hpp"
+#include "schedule/explicit.hpp"
+
+namespace torusgather {
+
+/// cubgos(n, a, b) with k packets per chain (§6.2; torgos of §5.2 when d = 2).
+struct DiagonalParams {
+  int a = 1;  ///< bridgeheads per row of the first axis after phase 1 (n_0 / a = spacing g)
+  int b = 2;  ///< factor by which each round of phase 4 multiplies them (g a power of b)
+  int k = 1;  ///< packets an old bridgehead cuts its data into in phase 4a (k | n_0)
+  bool operator==(const DiagonalParams& o) const { return a == o.a && b == o.b && k == o.k; }
+};
+
+/// cubgos(n, a, b) of Juurlink, Rao & Sibeyn §6 on a d-dimensional torus,
+/// d >= 2 (for d = 2 it is §5.2's torgos). Rows are the lines along the
+/// first active axis x_0. The bridgeheads with spacing g are the ranks with
+/// x_0 ≡ x_1 + ... + x_{d-1} (mod g): every g x ... x g sub-torus holds a
+/// copy of this set, a generalised diagonal in the sense of §6.1 (each
+/// orthogonal projection onto a bounding hyperplane is a bijection: every
+/// line along any axis meets it exactly once per g ranks).
+///  1. every row concentrates into its a bridgeheads (circgos phase 1);
+///  2. ⌊a/2⌋ steps among them along the row: each holds its whole row;
+///  3. for each further axis x_i, ⌊(n_i/g)/2⌋ steps among the bridgeheads
+///     of each x_i-line: a bridgehead then holds every row whose coordinates
+///     are ≡ its own mod g (Invariant 2), so every diagonal holds everything;
+///  4. log_b g rounds, each dividing g by b: (a) along every row the old
+///     bridgeheads (which hold the same data) pipeline it in k packets to
+///     the b-1 new ones in each gap (circgos phase 3); (b) for each further
+///     axis, ⌊b/2⌋ steps among the b consecutive bridgeheads of each
+///     x_i-line, whose classes mod the old g differ.
+/// The seed's formulas are lost (Lemma 9); cost() counts the steps and each
+/// step's largest message from this description, and the simulator checks it.
+class CubgosSchedule final : public ExplicitSchedule {
+ public:
+  CubgosSchedule(const Torus& torus, DiagonalParams params);
+  static std::string not_applicable(const Torus& torus);
+  static constexpr long long kMaxRanks = 16384;
+  /// Empty if params fit: 1 <= a <= n_0, g = n_0/a an integer dividing every
+  /// active side and a power of b (or 1), k dividing n_0.
+  static std::string check(const Torus& torus, const DiagonalParams& params);
+  static StepCost cost(const Torus& torus, const DiagonalParams& params);
+  /// The parameters that minimise cost().at(r) (the paper's method, as for
+  /// circgos: a search over a, b <= 8 and k <= 32).
+  static DiagonalParams best(const Torus& torus, double r);
+  static std::string to_string(const DiagonalParams& params);
+  static bool parse(const std::string& text, const Torus& torus, DiagonalParams* params, std::string* why);
+
+  const char* name() const override { return "cubgos"; }
+  long long rounds() const override { return cost_.steps; }
+  int claimed_max_link_messages_per_round() const override { return 1; }
+  double claimed_blocks_sum() const override { return static_cast<double>(cost_.blocks); }
+  std::string construction() const override;
+  const DiagonalParams& params() const { return params_; }
+
+ private:
+  DiagonalParams params_;
+  StepCost cost_;
+};
+
+}  // namespace torusgather

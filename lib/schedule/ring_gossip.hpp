@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The geometry of circgos(n, a, b) on one ring (Juurlink, Rao & Sibeyn
+// §4.1-4.2): where the bridgeheads are and who merges with whom. Shared by
+// bridgehead's and cubgos' cost formulas and generators; what each step
+// costs is counted by each, and the simulator checks the generators' counts.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+namespace torusgather {
+namespace ring_gossip {
+
+/// One call of phase 1: `from` (offset in its segment) sends its group of
+/// `size` ranks' data to `to`.
+struct Merge {
+  int from, to;
+  long long size;
+};
+
+/// Phase 1 on a segment of m ranks, remembered per m: its steps, the
+/// offset of the leader it ends at, and (if asked) the run of offsets each
+/// offset holds after it.
+std::vector<std::vector<Merge>> concentration(int m, int* leader, std::vector<std::pair<int, int>>* held = nullptr);
+
+struct Segment {
+  int start, length, bridgehead;
+};
+
+/// Phase 1's a segments of a ring of n: segment i is [⌊in/a⌋, ⌊(i+1)n/a⌋),
+/// its bridgehead where concentration ends (evenly spaced when a | n).
+std::vector<Segment> segments(int n, int a);
+
+/// Packet c of k: the ring positions [cn/k, (c+1)n/k).
+std::pair<int, int> packet_run(int n, int k, int c);
+
+/// The bridgeheads' gaps (to the next one, cyclically); a single bridgehead
+/// has the whole ring as its gap.
+std::vector<int> gaps(const std::vector<int>& heads, int n);
+
+/// The bridgeheads after phase 1 of circgos(n, a, b).
+std::vector<int> initial_heads(int n, int a);
+
+/// A call of phase 3 between positions of a ring: + (rightwards, in order)
+/// or - (leftwards, in reverse order), carrying packet `packet` (0-based).
+struct ChainCall {
+  int from, to;
+  bool plus;
+  int dist;
+  int packet;
+  int size = 0;  ///< blocks the receiver lacks (set by chain_rounds)
+};
+
+/// The pipelined rounds of circgos' phase 3 on a ring of n (bridgeheads
+/// after phase 1, multiplied by b per round, k packets of n/k positions),
+/// with what each call carries: a position stands for rows[t] rows of data
+/// in round t (none given: one, as on a ring; cubgos' phase 4a: the old
+/// bridgeheads' class, §6.2). Never more steps than Lemma 5's count.
+std::vector<std::vector<std::vector<ChainCall>>> chain_rounds(int n, int a, int b, int k,
+                                                              const std::vector<long long>& rows = {});
+
+}  // namespace ring_gossip
+}  // namespace torusgather
