@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The benchmark lab: torusgather against SimGrid SMPI's allgathers
 on simulated tori, and against the vendor on this machine, with the physical
-bound; appends to build/lab/results.csv and regenerates docs/performance.md.
+bound; appends to build/lab/results.csv and writes the full report of that
+history to build/lab/report/performance.md. --publish adds the rows of the
+preset platforms to docs/data/lab-DATE.csv and regenerates docs/performance.md
+from docs/data/ (scripts/performance_report.py).
 
 Run through scripts/lab.sh, which installs what is missing and builds first.
 
   lab.sh                      the default scenarios (8x8, 4x4x4, 8x8x8, 7x7x7, 16x16)
   lab.sh --quick              4x4x4, sizes 8, 1K, 64K, 1M
   lab.sh --dims 6x6x6 --sizes 8,65536 --algorithms hamiltonian,smpi-ompi
-  lab.sh --report-only        regenerate docs/performance.md from results.csv
-  --quick and custom runs write build/lab/report/performance.md instead (--publish: docs/)
+  lab.sh --report-only        regenerate build/lab/report/performance.md from results.csv
+  lab.sh --preset bgq --publish   and commit the rows: docs/data/, docs/performance.md
 
 Every simulated run goes through scripts/smpi-torus.sh (platform generator,
 rank mapping) and tg-bench-smpi (each rank starts at the same simulated
@@ -288,6 +291,26 @@ def versions():
     }
 
 
+def publish(results_csv):
+    """Adds the latest row of every preset platform's (algorithm, size) in
+    results_csv to docs/data/lab-TODAY.csv, then regenerates
+    docs/performance.md from docs/data/."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import lab_report
+    rows = [r for r in lab_report.load_results(results_csv).values() if lab_report.preset_of(r["platform"])]
+    path = os.path.join(ROOT, "docs", "data", f"lab-{datetime.date.today().isoformat()}.csv")
+    kept = lab_report.load_results(path)
+    for r in rows:
+        kept[(r["platform"], r["algorithm"], int(r["bytes"]))] = r
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fields = ["platform", "ranks", "algorithm", "bytes", "time_us", "bound_us", "checked", "ok", "predicted_us", "ran"]
+    with open(path, "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        wr.writeheader()
+        wr.writerows(kept.values())
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "performance_report.py")], check=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="4x4x4 at 8 B, 1 KiB, 64 KiB, 1 MiB (under 5 minutes)")
@@ -319,11 +342,11 @@ def main():
                     help="timed calls per repetition in the real-MPI table (a fifth above 64 KiB; default 200)")
     ap.add_argument("--real-only", action="store_true", help="no simulations: only the real-MPI table")
     ap.add_argument("--build", default=os.environ.get("TORUSGATHER_BUILD_DIR", os.path.join(ROOT, "build")))
-    ap.add_argument("--report-only", action="store_true", help="only regenerate docs/performance.md")
+    ap.add_argument("--report-only", action="store_true", help="only regenerate the report")
     ap.add_argument("--no-report", action="store_true", help="write no report")
     ap.add_argument("--publish", action="store_true",
-                    help="write the report to docs/performance.md even for a --quick or custom run "
-                         "(the default set writes it there anyway)")
+                    help="add the preset platforms' rows to docs/data/lab-DATE.csv and regenerate "
+                         "docs/performance.md from docs/data/")
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
     if args.preset:
@@ -416,14 +439,9 @@ def main():
     if not args.no_report:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import lab_report
-        # Only the default set (or --publish) replaces the committed report;
-        # --quick and custom runs write build/lab/report/performance.md.
-        custom = args.quick or any(a.startswith(("--dims", "--sizes", "--algorithms", "--bw", "--lat", "--sharing",
-                                                 "--limiter", "--overhead", "--vendor", "--real-only", "--preset",
-                                                 "--ranks-per-node", "--node-bw", "--node-lat"))
-                                   for a in sys.argv[1:])
-        report_dir = None if args.publish or not custom else os.path.join(out, "report")
-        lab_report.write(results_csv, runs_json, out, ROOT, report_dir)
+        lab_report.write(results_csv, runs_json, out, ROOT, os.path.join(out, "report"))
+    if args.publish:
+        publish(results_csv)
     if not args.report_only and failed:
         sys.exit(1)
 

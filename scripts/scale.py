@@ -10,8 +10,8 @@ machine (real wall-clock, one process, no MPI):
 - auto's decision for 8 B, 64 KiB and 1 MiB blocks with the cost model's
   default machine (tg-plan --select): decide_seconds and the choices.
 
-Writes docs/scale-table.md (the "Scale" section of docs/performance.md,
-which scripts/lab_report.py includes) and updates that section in place.
+Writes docs/data/scale-table.md, the "Scale" section of docs/performance.md,
+and regenerates that file (scripts/performance_report.py).
 
   scripts/scale.py [--build build] [--timeout 120] [--quick]
 """
@@ -132,20 +132,10 @@ def main():
         "| torus | ranks | d | decision | auto's choices (block bytes: algorithm) | plan per rank: build / walk / bytes kept |",
         "|---|---|---|---|---|---|",
     ] + rows) + "\n"
-    with open(os.path.join(ROOT, "docs", "scale-table.md"), "w") as f:
+    with open(os.path.join(ROOT, "docs", "data", "scale-table.md"), "w") as f:
         f.write(text)
-    perf = os.path.join(ROOT, "docs", "performance.md")
-    with open(perf) as f:
-        doc = f.read()
-    section = "## Scale (real: plan building and auto's decision)\n\n" + text + "\n"
-    if "## Scale (real" in doc:
-        doc = re.sub(r"## Scale \(real.*?(?=\n## |\Z)", section.rstrip("\n") + "\n", doc, flags=re.S)
-    else:
-        doc = doc.replace("## Runs and versions", section + "## Runs and versions", 1)
-    with open(perf, "w") as f:
-        f.write(doc)
-    print("scale: wrote docs/scale-table.md and the Scale section of docs/performance.md")
-
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "performance_report.py")], check=True)
+    print("scale: wrote docs/data/scale-table.md and regenerated docs/performance.md")
 
 if __name__ == "__main__":
     main()
