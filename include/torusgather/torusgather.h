@@ -31,8 +31,12 @@ TG_API int TG_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 /** TG_Allgather with the algorithm named by the caller instead of
  *  TORUSGATHER_ALGORITHM: a registry name ("hamiltonian", "dim-rings"),
  *  "vendor" (PMPI_Allgather) or "auto"; NULL means TORUSGATHER_ALGORITHM.
- *  A named algorithm that does not apply to the torus falls back to
- *  dim-rings; an unknown name is an MPI_ERR_ARG. For benchmarks and tests. */
+ *  A named algorithm that does not apply to the torus falls back to the
+ *  next of its family that does (bridgehead-coloured and cubgos to
+ *  bridgehead, hamiltonian-partial to hamiltonian, lee-code-large to
+ *  lee-code, node-hamiltonian to node-dim-rings), and at last to dim-rings,
+ *  which applies to every torus; an unknown name is an MPI_ERR_ARG. For
+ *  benchmarks and tests. */
 TG_API int TG_Allgather_algorithm(const char *algorithm, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 

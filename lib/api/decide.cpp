@@ -5,6 +5,7 @@
 
 #include "api/env.hpp"
 #include "api/machine.hpp"
+#include "api/nodes.hpp"
 #include "api/plan_cache.hpp"
 #include "api/report.hpp"
 #include "api/tuning_file.hpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Everything torusgather keeps per communicator, in parts whose lifetimes
 // and collective steps the types say, built on first use and cached in an
-// MPI attribute; and how the torus and the nodes are found.
+// MPI attribute.
 #pragma once
 
 #include <mpi.h>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api/calibrate.hpp"
+#include "api/torus_source.hpp"
 #include "exec/executor.hpp"
 #include "model/auto_policy.hpp"
 #include "model/predictions.hpp"
@@ -56,24 +57,6 @@ struct CallMemo {
   /// large type is still split d ways) and a derived type's calls can be kept.
   int bytes = 0;
   const Schedule* schedule = nullptr;  ///< what runs (nullptr: the vendor's allgather)
-};
-
-/// Where a communicator's torus came from (docs/usage.md, "Where the torus
-/// comes from").
-enum class TorusSource { cartesian, dims_env, topology_file, none };
-
-/// The torus found for a communicator: its dims, where they came from, and,
-/// from a topology file, the torus rank of every rank.
-struct TorusFound {
-  std::vector<int> dims;
-  TorusSource source = TorusSource::none;
-  std::string note;  ///< source none: why no torus is known
-  /// Topology file only: torus rank -> rank in the user's communicator
-  /// (empty where they are the same), and this rank's torus rank.
-  std::vector<int> user_rank;
-  int torus_rank = -1;
-  /// Ranks per node, where they form the last axis (1: not known).
-  int node_ranks = 1;
 };
 
 /// A built schedule's identity: its algorithm and variant (a size-tuned
@@ -188,43 +171,10 @@ struct Plan {
   explicit Plan(Torus t) : torus(std::move(t)) {}
 };
 
-/// The torus torusgather uses for comm, in order: a periodic Cartesian
-/// communicator's own dims; TORUSGATHER_DIMS if it has comm's size;
-/// TORUSGATHER_TOPOLOGY's node coordinates if comm's ranks fill its torus
-/// with the same number of ranks per node (then the ranks per node are the
-/// last axis); else none, with MPI_Dims_create's d = 2 shape and the reason
-/// in found->note. Collective with a topology file. On a malformed
-/// TORUSGATHER_DIMS or topology file returns MPI_ERR_ARG with the reason in
-/// *why.
-int find_torus(MPI_Comm comm, TorusFound* found, std::string* why);
-
-/// What a topology file says of one host: the node torus, and the host's
-/// row-major node index (-1 if the file does not name it). Names match
-/// exactly, else up to the first '.' on both sides (short names against
-/// FQDNs). Reads the whole file (every line is checked) but keeps one
-/// node. Throws std::invalid_argument naming the line at fault.
-struct TopologyLookup {
-  std::vector<int> dims;
-  long long node = -1;
-};
-TopologyLookup read_topology(const std::string& path, const std::string& host);
-
 /// Runs fn when MPI_Finalize begins: MPI deletes the attributes of
 /// MPI_COMM_SELF first thing in MPI_Finalize (MPI-3.1 §8.7.1), so fn runs as
 /// the delete callback of one. For freeing torusgather's keyvals.
 void at_finalize(void (*fn)());
-
-/// The node of each rank of comm, as the lowest rank on that node: ranks
-/// that share memory (MPI_COMM_TYPE_SHARED), or with TORUSGATHER_NODE_SIZE=g
-/// nodes of g consecutive ranks (to try the hierarchy on one machine).
-/// Under SimGrid SMPI without it, every rank is a node of its own.
-/// Collective unless TORUSGATHER_NODE_SIZE is set; a malformed value gives
-/// MPI_ERR_ARG and the reason in *why.
-int node_map(MPI_Comm comm, std::vector<int>* node_of, std::string* why);
-/// TORUSGATHER_NODE_SIZE: *g (0 if unset), or MPI_ERR_ARG and the reason.
-int node_size_env(long* g, std::string* why);
-/// Fills plan.node_of on first need (three-phase): collective, like node_map.
-int ensure_node_map(Plan& plan);
 
 /// The cached plan of comm, built (collectively) if absent.
 int get_plan(MPI_Comm comm, Plan** plan);

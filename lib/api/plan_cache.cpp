@@ -7,6 +7,7 @@
 #include "api/env.hpp"
 #include "api/errors.hpp"
 #include "api/machine.hpp"
+#include "api/nodes.hpp"
 #include "model/closed_form.hpp"
 #ifdef TORUSGATHER_SMPI
 #include <xbt/config.hpp>
@@ -37,6 +38,19 @@ bool params_of(Plan& plan, const AlgorithmInfo& info, const ScheduleKey& key, lo
   return params_for(model_of(plan), info, block_bytes, params, why);
 }
 
+/// Whether `key` was built or declined before: *out, or *why.
+bool known(const ScheduleCache& cache, const ScheduleKey& key, const Schedule** out, std::string* why) {
+  if (auto it = cache.by_key.find(key); it != cache.by_key.end()) {
+    *out = it->second;
+    return true;
+  }
+  if (auto it = cache.declined.find(key); it != cache.declined.end()) {
+    *why = it->second;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 ScheduleKey schedule_key(Plan& plan, const AlgorithmInfo& info, long long block_bytes) {
@@ -51,14 +65,7 @@ int schedule_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, co
   try {
     const ScheduleKey key = schedule_key(plan, info, block_bytes);
     ScheduleCache& cache = plan.schedules;
-    if (auto it = cache.by_key.find(key); it != cache.by_key.end()) {
-      *out = it->second;
-      return MPI_SUCCESS;
-    }
-    if (auto it = cache.declined.find(key); it != cache.declined.end()) {
-      *why = it->second;
-      return MPI_SUCCESS;
-    }
+    if (known(cache, key, out, why)) return MPI_SUCCESS;
     std::string params;
     if (*why = info.not_applicable(plan.torus); !why->empty() || !params_of(plan, info, key, block_bytes, &params, why)) {
       cache.declined[key] = *why;
@@ -188,14 +195,7 @@ ModelContext model_context(Plan& plan, const Machine& m) {
     try {
       const ScheduleKey key = schedule_key(plan, info, block_bytes);
       ScheduleCache& cache = plan.schedules;
-      if (auto it = cache.by_key.find(key); it != cache.by_key.end()) {
-        *out = it->second;
-        return MPI_SUCCESS;
-      }
-      if (auto it = cache.declined.find(key); it != cache.declined.end()) {
-        *why = it->second;
-        return MPI_SUCCESS;
-      }
+      if (known(cache, key, out, why)) return MPI_SUCCESS;
       std::string params;
       if (!params_of(plan, info, key, block_bytes, &params, why)) return MPI_SUCCESS;
       if (auto it = cache.built.find({info.id, params}); it != cache.built.end()) {

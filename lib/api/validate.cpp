@@ -71,40 +71,37 @@ bool overlap(const void* s, long long ns, const Layout& ls, const void* r, long 
   return s0 < r0 + (nr - 1) * lr.extent + lr.true_extent && r0 < s0 + (ns - 1) * ls.extent + ls.true_extent;
 }
 
-/// The type signatures must carry the same number of bytes: sbytes sent
-/// where rbytes are received.
 namespace {
 
-int match_sizes(long long sbytes, long long rbytes) {
-  if (sbytes > rbytes) return MPI_ERR_TRUNCATE;
-  return sbytes < rbytes ? MPI_ERR_ARG : MPI_SUCCESS;
-}
-
-int check_types(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype recvtype, MPI_Comm priv, Layout* send,
-                Layout* recv) {
+/// The checks both entry points share: committed types and their layouts,
+/// null buffers (recv_total elements received in all), and the type
+/// signatures of this rank's block (own_count elements of recvtype), which
+/// must carry the same number of bytes.
+int check_common(const void* sendbuf, int sendcount, MPI_Datatype sendtype, const void* recvbuf, long long recv_total,
+                 long long own_count, MPI_Datatype recvtype, MPI_Comm priv, Layout* send, Layout* recv) {
   const bool in_place = sendbuf == MPI_IN_PLACE;
   int err = check_committed(recvtype, priv);
   if (err == MPI_SUCCESS && !in_place) err = check_committed(sendtype, priv);
   if (err != MPI_SUCCESS) return err;
   *recv = layout_of(recvtype);
   if (!in_place) *send = layout_of(sendtype);
-  return MPI_SUCCESS;
+  if (null_buffer(recvbuf, recv_total, *recv) || (!in_place && null_buffer(sendbuf, sendcount, *send)))
+    return MPI_ERR_BUFFER;
+  if (in_place) return MPI_SUCCESS;
+  int ssize = 0, rsize = 0;
+  PMPI_Type_size(sendtype, &ssize);
+  PMPI_Type_size(recvtype, &rsize);
+  const long long sbytes = static_cast<long long>(sendcount) * ssize, rbytes = own_count * rsize;
+  if (sbytes > rbytes) return MPI_ERR_TRUNCATE;
+  return sbytes < rbytes ? MPI_ERR_ARG : MPI_SUCCESS;
 }
 
 }  // namespace
 
 int check_buffers(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int size, MPI_Comm priv, Layout* send, Layout* recv) {
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (const int err = check_types(sendbuf, sendtype, recvtype, priv, send, recv); err != MPI_SUCCESS) return err;
-  if (null_buffer(recvbuf, recvcount, *recv) || (!in_place && null_buffer(sendbuf, sendcount, *send)))
-    return MPI_ERR_BUFFER;
-  if (in_place) return MPI_SUCCESS;
-  int ssize = 0, rsize = 0;
-  PMPI_Type_size(sendtype, &ssize);
-  PMPI_Type_size(recvtype, &rsize);
-  const int err = match_sizes(static_cast<long long>(sendcount) * ssize, static_cast<long long>(recvcount) * rsize);
-  if (err != MPI_SUCCESS) return err;
+  const int err = check_common(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcount, recvtype, priv, send, recv);
+  if (err != MPI_SUCCESS || sendbuf == MPI_IN_PLACE) return err;
   if (overlap(sendbuf, sendcount, *send, recvbuf, static_cast<long long>(recvcount) * size, *recv))
     return MPI_ERR_BUFFER;
   return MPI_SUCCESS;
@@ -113,19 +110,11 @@ int check_buffers(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int check_buffers_v(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
                     const int* displs, MPI_Datatype recvtype, int size, int rank, MPI_Comm priv, Layout* send,
                     Layout* recv) {
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (const int err = check_types(sendbuf, sendtype, recvtype, priv, send, recv); err != MPI_SUCCESS) return err;
   long long total = 0;
   for (int u = 0; u < size; ++u) total += recvcounts[u];
-  if (null_buffer(recvbuf, total, *recv) || (!in_place && null_buffer(sendbuf, sendcount, *send)))
-    return MPI_ERR_BUFFER;
-  if (in_place) return MPI_SUCCESS;
-  int ssize = 0, rsize = 0;
-  PMPI_Type_size(sendtype, &ssize);
-  PMPI_Type_size(recvtype, &rsize);
   const int err =
-      match_sizes(static_cast<long long>(sendcount) * ssize, static_cast<long long>(recvcounts[rank]) * rsize);
-  if (err != MPI_SUCCESS) return err;
+      check_common(sendbuf, sendcount, sendtype, recvbuf, total, recvcounts[rank], recvtype, priv, send, recv);
+  if (err != MPI_SUCCESS || sendbuf == MPI_IN_PLACE) return err;
   // The receive span: from the lowest displacement of a non-empty block to
   // the end of the highest.
   long long lo = LLONG_MAX, hi = LLONG_MIN;

@@ -101,7 +101,7 @@ struct AlgorithmInfo {
   const TunedParams* tuned = nullptr;
   /// Runs only where the torus's last axis is a node's ranks (node_ranks).
   bool node_aware = false;
-  ProfileTraits profile;
+  ProfileTraits profile = {};
   /// Needs the communicator's node of every rank (BuildContext::node_of),
   /// which takes a collective step to learn.
   bool needs_node_map = false;

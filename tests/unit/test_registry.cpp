@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The registry's shape rules against the papers' statements: on every torus
-// of 1 to 25 ranks in up to three sides, each algorithm builds exactly where
-// its paper says it applies (and, where a paper leaves a shape open, the
-// rule the construction claims).
+// The registry: its names and applicability, and its shape rules against
+// the papers' statements on every torus of 1 to 25 ranks in up to three
+// sides (where a paper leaves a shape open, the rule the construction claims).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,7 +10,8 @@
 #include "schedule/registry.hpp"
 #include "topology/torus.hpp"
 
-namespace torusgather {
+using namespace torusgather;
+
 namespace {
 
 std::vector<std::vector<int>> shapes_up_to(int most) {
@@ -34,6 +34,8 @@ bool builds(const char* name, const std::vector<int>& dims) {
 }
 
 std::string shape(const std::vector<int>& dims) { return Torus(dims).to_string(); }
+
+}  // namespace
 
 TEST(Registry, ShapeRulesOfThePapers) {
   for (const auto& dims : shapes_up_to(25)) {
@@ -76,5 +78,28 @@ TEST(Registry, ShapeRulesOfThePapers) {
   }
 }
 
-}  // namespace
-}  // namespace torusgather
+TEST(Registry, NamesAndApplicability) {
+  ASSERT_NE(find_algorithm("hamiltonian"), nullptr);
+  ASSERT_NE(find_algorithm("dim-rings"), nullptr);
+  EXPECT_EQ(find_algorithm("vendor"), nullptr);  // not a schedule
+  EXPECT_EQ(find_algorithm("nope"), nullptr);
+  for (const auto& info : algorithms()) {
+    const Torus t({4, 6});
+    BuildContext c;
+    if (info.node_aware) c.node_ranks = 6;  // 4 nodes of 6
+    if (info.not_applicable(t).empty()) EXPECT_EQ(std::string(info.build(t, c)->name()), info.name);
+  }
+}
+
+// Every id names its own entry, and every fallback chain ends at the
+// algorithm that takes every shape.
+TEST(Registry, IdsAndFallbackChains) {
+  for (const auto& info : algorithms()) {
+    EXPECT_EQ(&algorithm(info.id), &info) << info.name;
+    AlgorithmId a = info.id;
+    for (std::size_t steps = 0; a != kUniversal && steps < algorithms().size(); ++steps) a = algorithm(a).fallback;
+    EXPECT_EQ(a, kUniversal) << info.name;
+    if (info.tuned) EXPECT_NE(info.describe, nullptr) << info.name;
+  }
+  EXPECT_TRUE(builds(algorithm(kUniversal).name, {2, 3, 5}));
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "model/profiles/profiles.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace torusgather {
+namespace profiles {
+
+/// dim-rings (Juurlink, Rao & Sibeyn, approach 1): in each round every
+/// colour sends one message each way along its phase's axis (one, towards
+/// +axis, where its antipode goes whole); colours on the same axis share
+/// its links.
+CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
+  const Torus& t = s.torus();
+  // With k ranks per node on the last axis, as profile() charges them: that
+  // axis's links are shared memory, and a network link carries what the
+  // node's k ranks, all in the same phase, send over it.
+  const int node_axis = node_axis_of(t, node_ranks);
+  const double share = node_axis >= 0 ? node_ranks : 1;
+  CostProfile out;
+  std::vector<double> dir[2];
+  RoundCost c;
+  long long current = 0;
+  const auto flush = [&] {
+    for (std::size_t a = 0; a < dir[0].size(); ++a) {
+      // A side of 2: both directions reach the one neighbour over one link (profile()).
+      const double load = t.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]);
+      if (static_cast<int>(a) == node_axis)
+        c.node_blocks = std::max(c.node_blocks, load);
+      else
+        c.link_blocks = std::max(c.link_blocks, share * load);
+    }
+    if (c.sends > 0) out.add(c);
+    c = RoundCost{};
+    c.hops = 1;
+    for (auto& d : dir) d.assign(static_cast<std::size_t>(t.ndims()), 0.0);
+  };
+  flush();
+  s.for_each_step([&](long long round, const DimRingsSchedule::ColourStep& step) {
+    if (round != current) {
+      flush();
+      current = round;
+    }
+    c.sends += step.messages;
+    c.recvs += step.messages;
+    c.recv_blocks += step.messages * step.blocks;
+    dir[1][static_cast<std::size_t>(step.axis)] += step.blocks;
+    if (step.messages == 2) dir[0][static_cast<std::size_t>(step.axis)] += step.blocks;
+  });
+  flush();
+  return out;
+}
+
+}  // namespace profiles
+}  // namespace torusgather

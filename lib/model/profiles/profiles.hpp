@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The closed-form cost profiles, one file per algorithm (and the vendor's
+// algorithms in vendor.cpp): what profile() measures by stepping through
+// every rank's rounds, from the construction. model/closed_form.hpp chooses
+// among them; tests/unit/test_closed_form.cpp checks each round by round.
+#pragma once
+
+#include "model/cost.hpp"
+#include "schedule/bridgehead.hpp"
+#include "schedule/dim_rings.hpp"
+#include "schedule/torus_bruck.hpp"
+
+namespace torusgather {
+namespace profiles {
+
+/// dim-rings' colours, phase by phase (Juurlink, Rao & Sibeyn, approach 1).
+CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks);
+/// hamiltonian's floor(P/2) rounds (Meyer & Sibeyn §3), one rank per node.
+CostProfile hamiltonian(const Torus& t);
+/// torus-bruck's rounds from its parts (Bruck et al. 1997).
+CostProfile torus_bruck(const TorusBruckSchedule& s, int node_ranks);
+/// The bridgehead family's rounds from one ring per side (Juurlink, Rao &
+/// Sibeyn §4.2-4.3, §6.2), one rank per node.
+CostProfile bridgehead(const BridgeheadSchedule& s);
+
+/// The torus's last axis where it is each node's node_ranks ranks (shared
+/// memory), else -1.
+inline int node_axis_of(const Torus& t, int node_ranks) {
+  return node_ranks > 1 && t.ndims() > 1 && t.dim(t.ndims() - 1) == node_ranks ? t.ndims() - 1 : -1;
+}
+
+/// A node's k ranks share its links: a closed form that ignores the node
+/// axis charges each network link k times its one rank's load.
+void shared_by_node(CostProfile* p, int node_ranks);
+
+}  // namespace profiles
+}  // namespace torusgather

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `dim-rings` (Juurlink, Rao & Sibeyn, approach 1) and its small-block
+// variants.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "schedule/dim_rings.hpp"
+#include "simulate/simulate.hpp"
+#include "schedule_checks.hpp"
+
+using namespace torusgather;
+
+TEST(DimRings, RoundsAreTheSumOfHalfSides) {
+  EXPECT_EQ(DimRingsSchedule(Torus({6, 8})).rounds(), 3 + 4);
+  EXPECT_EQ(DimRingsSchedule(Torus({5, 7})).rounds(), 2 + 3);
+  EXPECT_EQ(DimRingsSchedule(Torus({1, 13})).rounds(), 6);
+  EXPECT_EQ(DimRingsSchedule(Torus({3, 4, 5})).rounds(), 1 + 2 + 2);
+  EXPECT_EQ(DimRingsSchedule(Torus({1, 1})).rounds(), 0);
+}
+
+TEST(DimRings, ColoursUseEveryAxisOfASquareTorusAtOnce) {
+  // On a k x k torus the two colours are always on different axes: one
+  // message per directed link per round, every link busy.
+  for (int k : {2, 3, 4, 7, 8}) {
+    const DimRingsSchedule s(Torus({k, k}));
+    EXPECT_EQ(s.colours(), 2);
+    EXPECT_EQ(s.claimed_max_link_messages_per_round(), 1) << k;
+    EXPECT_EQ(step_through(s).max_link_messages_per_round, 1) << k;
+  }
+}
+
+TEST(DimRings, ManyShapes) {
+  const std::vector<std::vector<int>> shapes = {
+      {1},       {2},        {3},          {7},          {13},       {1, 7},     {7, 1},    {1, 1},
+      {2, 2},    {2, 5},     {5, 2},       {2, 8},       {8, 2},     {4, 4},     {6, 8},    {8, 6},
+      {3, 3},    {5, 7},     {7, 7},       {6, 7},       {11, 13},   {2, 2, 2},  {3, 3, 4}, {4, 4, 4},
+      {2, 3, 5}, {1, 4, 1},  {5, 1, 3},    {2, 3, 2, 3}, {4, 5, 2, 3}, {2, 2, 2, 2, 2}, {16, 16}, {64, 2}};
+  for (const auto& dims : shapes) {
+    const DimRingsSchedule s{Torus(dims)};
+    long long rounds = 0;
+    for (int n : dims) rounds += n / 2;
+    SCOPED_TRACE(name_of(dims));
+    expect_verified(s, rounds);
+  }
+}
+
+// The small-block variants: 1 to d colours, the antipode's group in halves
+// or whole. Same rounds, every block once; the proof's link loads are the
+// step-through's.
+TEST(DimRings, EveryVariantOnManyShapes) {
+  const std::vector<std::vector<int>> shapes = {{2},    {7},       {8},       {2, 2},       {2, 5},   {6, 8},
+                                                {7, 7}, {4, 4, 4}, {2, 3, 5}, {3, 3, 4},    {5, 1, 3}, {2, 3, 2, 3},
+                                                {2, 2, 2, 2, 2}, {4, 5, 2, 3}, {16, 16}, {64, 2}};
+  int checked = 0;
+  for (const auto& dims : shapes) {
+    const Torus t(dims);
+    long long rounds = 0;
+    for (int n : dims) rounds += n / 2;
+    const int d = static_cast<int>(t.active_axes().size());
+    for (int colours = 1; colours <= d; ++colours)
+      for (bool whole : {false, true}) {
+        const DimRingsSchedule s(t, colours, whole);
+        SCOPED_TRACE(name_of(dims) + " " + DimRingsSchedule::to_string(colours, whole));
+        expect_verified(s, rounds);
+        const SimulationReport rep = step_through(s);
+        const SimulationReport proof = prove_structure(s);
+        EXPECT_TRUE(proof.complete);
+        EXPECT_EQ(proof.rounds, rep.rounds);
+        EXPECT_EQ(proof.max_link_messages_per_round, rep.max_link_messages_per_round);
+        EXPECT_DOUBLE_EQ(proof.max_link_blocks_per_round, rep.max_link_blocks_per_round);
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, 78);
+}
+
+// What the variants are for: on 2x2 the paper's colouring sends 4 messages
+// per round (two colours, halves both ways), one colour with whole
+// antipodes 1, as many as recursive doubling.
+TEST(DimRings, SmallBlockVariantSendsFewerMessages) {
+  const Torus t({2, 2});
+  const auto sends = [&](const DimRingsSchedule& s) {
+    RoundOps ops;
+    auto program = s.program(0);
+    std::vector<std::size_t> out;
+    for (long long r = 0; r < s.rounds(); ++r) {
+      program->next_round(ops);
+      out.push_back(ops.sends.size());
+    }
+    return out;
+  };
+  EXPECT_EQ(sends(DimRingsSchedule(t)), (std::vector<std::size_t>{4, 4}));
+  EXPECT_EQ(sends(DimRingsSchedule(t, 1, true)), (std::vector<std::size_t>{1, 1}));
+  EXPECT_EQ(sends(DimRingsSchedule(t, 2, true)), (std::vector<std::size_t>{2, 2}));
+  // The cost model's choice: whole antipodes in one colour where start-ups
+  // dominate (r = α/(sβ) large), the paper's variant for large blocks.
+  EXPECT_EQ(DimRingsSchedule::best(t, 1000, 0.5), "1,whole");
+  EXPECT_EQ(DimRingsSchedule::best(Torus({8, 8, 8}), 0.01, 0.5), "3,halves");
+  EXPECT_EQ(DimRingsSchedule::best(Torus({8, 8, 8}), 1000, 0.5), "1,whole");
+  int colours = 0;
+  bool whole = false;
+  std::string why;
+  EXPECT_TRUE(DimRingsSchedule::parse("2,whole", t, &colours, &whole, &why));
+  EXPECT_EQ(colours, 2);
+  EXPECT_TRUE(whole);
+  for (const char* bad : {"3,whole", "0,halves", "2", "2,both", ",whole", "x,halves"})
+    EXPECT_FALSE(DimRingsSchedule::parse(bad, t, &colours, &whole, &why)) << bad;
+}

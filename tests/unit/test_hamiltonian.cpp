@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `hamiltonian` (Meyer & Sibeyn §3) and the Hamiltonian decompositions behind
+// it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "schedule/decomposition.hpp"
+#include "schedule/hamiltonian.hpp"
+#include "simulate/simulate.hpp"
+#include "schedule/registry.hpp"
+#include "schedule_checks.hpp"
+
+using namespace torusgather;
+
+// Meyer & Sibeyn §3.1: the rules as printed, on the paper's own 6x8 example.
+TEST(Hamiltonian, ForwardingRulesOfSection31) {
+  const HamiltonianSchedule h(Torus({6, 8}));
+  const Port T = make_port(0, false), B = make_port(0, true), L = make_port(1, false), R = make_port(1, true);
+  const Torus& t = h.torus();
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < 8; ++j) {
+      const Rank r = t.rank({i, j});
+      if (j % 2 == 0 || j == 7) {
+        EXPECT_EQ(h.partner(r, T), R);
+        EXPECT_EQ(h.partner(r, B), L);
+      } else {
+        EXPECT_EQ(h.partner(r, T), L);
+        EXPECT_EQ(h.partner(r, B), R);
+      }
+    }
+  }
+}
+
+TEST(Hamiltonian, PicksTheConstructionByShape) {
+  EXPECT_EQ(HamiltonianSchedule(Torus({6, 8})).construction(), "forwarding rules of Meyer & Sibeyn §3.1");
+  EXPECT_EQ(HamiltonianSchedule(Torus({7, 7})).construction(), "closed form for k x k (anti-diagonal switch)");
+  EXPECT_EQ(HamiltonianSchedule(Torus({9, 15})).construction().rfind("closed form for gcd(m, n) = 3", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({6, 7})).construction().rfind("4-cycle switch search", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4})).construction().rfind("4-cycle switch search", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({8, 8, 8, 8})).construction().rfind("doubling", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({5, 5, 5})).construction().rfind("closed form for odd m x m x m", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({1, 7, 7, 7})).construction().rfind("closed form for odd m x m x m", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({5, 5, 7})).construction().rfind("4-cycle switch search", 0), 0u);
+  // C2 x C_odd (doubled links on the side of 2): the search finds nothing and
+  // the algorithm declines; the API then runs dim-rings.
+  EXPECT_THROW(HamiltonianSchedule(Torus({2, 3})), std::invalid_argument);
+  std::string why;
+  EXPECT_EQ(try_build(*find_algorithm("hamiltonian"), Torus({2, 3}), &why), nullptr);
+  EXPECT_NE(why.find("no decomposition"), std::string::npos);
+}
+
+TEST(Decomposition, ClosedFormsAreHamiltonian) {
+  for (int k = 2; k <= 16; ++k) {
+    const Torus t({k, k});
+    auto c = square_decomposition(t);
+    ASSERT_NE(c, nullptr) << k;
+    EXPECT_TRUE(is_hamiltonian_decomposition(*c)) << k;
+  }
+  int found = 0;
+  for (int m = 2; m <= 18; ++m)
+    for (int n = 2; n <= 18; ++n) {
+      const Torus t({m, n});
+      if (auto c = gcd_decomposition(t)) {
+        ++found;
+        EXPECT_TRUE(is_hamiltonian_decomposition(*c)) << m << "x" << n;
+      }
+    }
+  EXPECT_GT(found, 50);
+  EXPECT_EQ(gcd_decomposition(Torus({5, 7})), nullptr);  // g = 1: never
+}
+
+// Knuth's odd-cube rule, structurally on every odd m up to 41 (68921
+// ranks); even sides and other shapes are not its business.
+TEST(Decomposition, OddCubeRuleIsHamiltonian) {
+  for (int m = 3; m <= 41; m += 2) {
+    const Torus t({m, m, m});
+    auto c = odd_cube_decomposition(t);
+    ASSERT_NE(c, nullptr) << m;
+    std::string why;
+    EXPECT_TRUE(is_hamiltonian_decomposition(*c, &why)) << m << ": " << why;
+  }
+  EXPECT_EQ(odd_cube_decomposition(Torus({4, 4, 4})), nullptr);
+  EXPECT_EQ(odd_cube_decomposition(Torus({5, 5, 7})), nullptr);
+  EXPECT_EQ(odd_cube_decomposition(Torus({5, 5})), nullptr);
+}
+
+TEST(Decomposition, SwitchSearchIsDeterministic) {
+  const Torus t({5, 6, 7});
+  auto a = switch_search_decomposition(t);
+  auto b = switch_search_decomposition(t);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->construction(), b->construction());
+  for (Rank r = 0; r < t.size(); ++r)
+    for (int k = 0; k < 3; ++k) ASSERT_EQ(a->colour(r, k), b->colour(r, k));
+}
+
+// §3.4 and beyond: floor(P/2) rounds on every shape the decompositions
+// cover, round by round on all ranks.
+TEST(Hamiltonian, Every2DShapeWithSidesThreeToFourteen) {
+  for (int n1 = 3; n1 <= 14; ++n1)
+    for (int n2 = 3; n2 <= 14; ++n2) {
+      const HamiltonianSchedule h(Torus({n1, n2}));
+      expect_verified(h, n1 * n2 / 2);
+    }
+}
+
+TEST(Hamiltonian, ThreeAndFourDimensionalShapes) {
+  const std::vector<std::vector<int>> shapes = {{3, 3, 3}, {3, 3, 4}, {4, 4, 4}, {3, 4, 5}, {4, 5, 6}, {6, 6, 6},
+                                                {5, 5, 5}, {7, 7, 7}, {9, 1, 9, 9}, {2, 4, 6}, {8, 8, 8}, {3, 3, 3, 3}, {2, 2, 2, 2},
+                                                {4, 4, 4, 4}, {3, 4, 5, 6}, {2, 4, 2, 4}, {2, 3, 4, 5},
+                                                {4, 5, 2, 3}, {2, 3, 2, 3}, {1}, {1, 1}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const HamiltonianSchedule h{Torus(dims)};
+    EXPECT_EQ(h.colours(), static_cast<int>(h.torus().active_axes().size()));
+    expect_verified(h, h.torus().size() / 2);
+  }
+}
+
+// Theorem 2: n1*n2/2 steps on every even shape, two edge-disjoint
+// Hamiltonian cycles; checked structurally up to 40x40 and round by round
+// on every shape up to 1024 ranks.
+TEST(Hamiltonian, EveryEvenShapeUpTo40) {
+  for (int n1 = 2; n1 <= 40; n1 += 2) {
+    for (int n2 = 2; n2 <= 40; n2 += 2) {
+      const HamiltonianSchedule h(Torus({n1, n2}));
+      const StructuralProof proof = h.prove();
+      EXPECT_TRUE(proof.complete) << n1 << "x" << n2 << ": " << proof.detail;
+      EXPECT_EQ(h.rounds(), n1 * n2 / 2);
+      if (n1 * n2 <= 1024) expect_verified(h, n1 * n2 / 2);
+    }
+  }
+}

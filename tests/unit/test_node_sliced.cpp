@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `node-dim-rings` and `node-hamiltonian`: a torus schedule per slice over the
+// node torus, then the node ring.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "schedule/dim_rings.hpp"
+#include "schedule/node_sliced.hpp"
+#include "schedule/registry.hpp"
+#include "simulate/simulate.hpp"
+#include "schedule_checks.hpp"
+
+using namespace torusgather;
+
+// node-dim-rings and node-hamiltonian: every rank of a node drives its
+// slice over the node torus, then the node's ring exchanges the slices.
+// Complete on every rank in the inner rounds + floor(k/2), with the link
+// loads claimed, each rank sending P - 1 blocks (no block twice), and the
+// structural proof agreeing with the step-through.
+TEST(NodeSliced, EveryRankOfANodeDrivesASlice) {
+  const std::vector<std::vector<int>> shapes = {{4, 2}, {5, 2}, {2, 3},    {3, 4},       {2, 2, 2},   {3, 3, 4},
+                                                {4, 4, 3}, {2, 3, 5}, {4, 1, 2}, {2, 2, 2, 4}, {3, 2, 2, 2}, {8, 16}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const Torus t(dims);
+    BuildContext c;
+    c.node_ranks = dims.back();
+    std::string why;
+    auto s = try_build(*find_algorithm("node-dim-rings"), t, &why, c);
+    ASSERT_NE(s, nullptr) << why;
+    long long inner = 0;
+    for (std::size_t a = 0; a + 1 < dims.size(); ++a) inner += dims[a] / 2;
+    EXPECT_EQ(s->rounds(), inner + dims.back() / 2);
+    expect_verified(*s, s->rounds());
+    const SimulationReport rep = step_through(*s);
+    const SimulationReport proof = prove_structure(*s);
+    EXPECT_TRUE(proof.complete) << (proof.errors.empty() ? "" : proof.errors.front());
+    EXPECT_EQ(proof.rounds, rep.rounds);
+    EXPECT_DOUBLE_EQ(proof.max_link_blocks_per_round, rep.max_link_blocks_per_round);
+    EXPECT_NEAR(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks, 1e-9);
+  }
+  for (const auto& dims : std::vector<std::vector<int>>{{4, 4, 2}, {6, 8, 3}, {5, 5, 4}, {3, 3, 3, 2}}) {
+    SCOPED_TRACE(name_of(dims));
+    BuildContext c;
+    c.node_ranks = dims.back();
+    std::string why;
+    auto s = try_build(*find_algorithm("node-hamiltonian"), Torus(dims), &why, c);
+    ASSERT_NE(s, nullptr) << why;
+    const auto& inner = static_cast<const NodeSlicedSchedule&>(*s).inner();
+    EXPECT_EQ(s->rounds(), inner.rounds() + dims.back() / 2);
+    expect_verified(*s, s->rounds());
+  }
+}
+
+// No node axis known, or a last axis that is not the node's: they decline.
+TEST(NodeSliced, DeclinesWithoutANodeAxis) {
+  std::string why;
+  EXPECT_EQ(try_build(*find_algorithm("node-dim-rings"), Torus({4, 4}), &why), nullptr);
+  EXPECT_NE(why.find("no node axis"), std::string::npos) << why;
+  BuildContext c;
+  c.node_ranks = 2;
+  EXPECT_EQ(try_build(*find_algorithm("node-dim-rings"), Torus({4, 4}), &why, c), nullptr);
+  EXPECT_EQ(try_build(*find_algorithm("node-dim-rings"), Torus({1, 2}), &why, c), nullptr);
+  EXPECT_NE(why.find("one node"), std::string::npos) << why;
+  EXPECT_EQ(try_build(*find_algorithm("node-dim-rings"), Torus({8}), &why, c), nullptr);
+}
