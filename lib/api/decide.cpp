@@ -8,6 +8,7 @@
 #include "api/nodes.hpp"
 #include "api/plan_cache.hpp"
 #include "api/report.hpp"
+#include "api/shared_decisions.hpp"
 #include "api/tuning_file.hpp"
 #include "model/auto_policy.hpp"
 
@@ -30,6 +31,12 @@ int trials_per_candidate(const Plan& plan, long cls) {
 int decide(Plan& plan, long long block_bytes, bool may_measure, AutoDecision* d) {
   if (plan.source != TorusSource::none)
     if (const int err = read_tuning(plan); err != MPI_SUCCESS) return err;
+  // A size class another communicator of the same ranks has measured.
+  const long cls = size_class(block_bytes);
+  if (may_measure && plan.source != TorusSource::none && !plan.autos.measured.count(cls) &&
+      !plan.autos.trials.count(cls) && trials_per_candidate(plan, cls) > 0 &&
+      plan.autos.asked_elsewhere.insert(cls).second)
+    if (const int err = adopt_shared_decision(plan, cls); err != MPI_SUCCESS) return err;
   AutoInputs in;
   in.tune = &environment().tune;
   in.torus_known = plan.source != TorusSource::none;
@@ -111,6 +118,7 @@ int record_trial(Plan& plan, long cls, double seconds) {
     return err;
   }
   const TrialResult r = finish_trial(plan.autos, cls, slowest);
+  share_decision(plan, cls, r.winner);
   report_trial(plan, cls, r);
   append_tuning(plan, cls, r);
   return MPI_SUCCESS;

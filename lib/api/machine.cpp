@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/errors.hpp"
+#include "api/group.hpp"
 #include "api/plan_cache.hpp"
 #include "model/predictions.hpp"
 #include "model/closed_form.hpp"
@@ -98,23 +99,8 @@ int machine_of(Plan& plan, const Machine** m) {
     // another communicator at this moment, so one rank may hold it already).
     static std::mutex mutex;
     static std::map<std::string, Calibration> known;
-    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-    PMPI_Comm_group(plan.comm, &group);
-    PMPI_Comm_group(MPI_COMM_WORLD, &world);
-    const int n = static_cast<int>(plan.torus.size());
-    std::vector<int> ranks(static_cast<std::size_t>(n)), in_world(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
-    PMPI_Group_translate_ranks(group, n, ranks.data(), world, in_world.data());
-    PMPI_Group_free(&group);
-    PMPI_Group_free(&world);
-    // Ranks outside this process's MPI_COMM_WORLD (dynamic processes): each
-    // member sees some, so all skip the cache alike.
-    const bool cacheable = std::find(in_world.begin(), in_world.end(), MPI_UNDEFINED) == in_world.end();
-    // The group as a 64-bit hash of its world ranks (FNV-1a) and its size:
-    // a list of a million ranks would keep 7 MB per process.
-    std::uint64_t hash = 14695981039346656037ull;
-    for (int r : in_world) hash = (hash ^ static_cast<std::uint32_t>(r)) * 1099511628211ull;
-    const std::string key = std::to_string(n) + ":" + std::to_string(hash);
+    const std::string& key = group_key(plan);
+    const bool cacheable = !key.empty();
     std::unique_ptr<Calibration> cached;
     if (cacheable) {
       std::lock_guard<std::mutex> lock(mutex);

@@ -167,6 +167,9 @@ struct Plan {
   TuningFileState tuning_file;
   mutable CallCache calls;
   std::set<std::string> announced;  ///< TORUSGATHER_VERBOSE's lines said once
+  /// The plan's ranks as a key of the process's caches (api/group.hpp).
+  std::string group_key;
+  bool group_key_known = false;
 
   explicit Plan(Torus t) : torus(std::move(t)) {}
 };

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct AutoState {
   std::map<long, Pick> measured;               ///< size class -> the winner of its trial
   std::map<long, Trial> trials;                ///< size classes being measured
   std::map<long long, std::vector<Pick>> ranked;  ///< block bytes -> the model's ranking (bounded)
+  /// Size classes whose decision was looked for among the process's other
+  /// communicators of the same ranks and torus (once each).
+  std::set<long> asked_elsewhere;
 };
 
 /// What auto knows besides its state, from the MPI layer.
