@@ -18,7 +18,8 @@ Environment::Environment() {
   }
   if (const char* f = std::getenv("TORUSGATHER_TUNING_FILE"); f && *f) tuning_file = f;
   if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
-  if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0) verbose = true;
+  if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0)
+    verbose = std::strcmp(v, "2") == 0 ? 2 : 1;
   for (const auto& info : algorithms())
     if (info.tuned)
       if (const char* v = std::getenv(info.tuned->env); v && *v) fixed_params[info.id] = v;

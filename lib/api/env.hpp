@@ -21,7 +21,10 @@ constexpr const char* kAuto = "auto";
 
 struct Environment {
   std::string algorithm = kAuto;
-  bool verbose = false;
+  /// TORUSGATHER_VERBOSE: 0 silent; 1 what runs and why, the model's table
+  /// once per torus and size class in the process; 2 also every
+  /// communicator's table and every trial call.
+  int verbose = 0;
   /// Fixed parameters of the size-tuned algorithms, from each one's
   /// variable (TORUSGATHER_BRIDGEHEAD, TORUSGATHER_CUBGOS,
   /// TORUSGATHER_BRUCK_RADIX, TORUSGATHER_DIM_RINGS).

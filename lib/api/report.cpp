@@ -2,6 +2,8 @@
 #include "api/report.hpp"
 
 #include <cstdio>
+#include <mutex>
+#include <set>
 
 #include "api/env.hpp"
 #include "schedule/registry.hpp"
@@ -25,7 +27,9 @@ void report_choice(Plan& plan, const char* call, const std::string& requested, c
                    const std::string& chosen, const std::string& note, long long largest_block) {
   if (!environment().verbose || plan.rank != 0) return;
   const std::string what = described(chosen, schedule);
-  if (!plan.announced.insert(std::string(call) + "/" + requested + "/" + what).second) return;
+  // Once per plan, entry point, request and outcome; level 2: every note too.
+  const std::string key = std::string(call) + "/" + requested + "/" + what + (environment().verbose >= 2 ? "/" + note : "");
+  if (!plan.announced.insert(key).second) return;
   const bool no_torus = plan.source == TorusSource::none;
   const bool vendor = is_vendor(chosen);
   const std::string ranks = std::to_string(plan.size) + " ranks";
@@ -49,6 +53,17 @@ void report_predictions(Plan& plan, long long block_bytes, const std::vector<Can
   if (!environment().verbose || plan.rank != 0 ||
       !plan.announced.insert("auto/" + std::to_string(size_class(block_bytes))).second)
     return;
+  // Once per torus and size class in the process (a program that duplicates
+  // its communicators would print the same table for each), unless level 2.
+  if (environment().verbose < 2) {
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!said.insert(plan.torus.to_string() + "/" + std::to_string(plan.node_ranks) + "/" +
+                     std::to_string(size_class(block_bytes)))
+             .second)
+      return;
+  }
   const Machine& m = plan.calibration->machine;
   char node[240] = "";
   int used = 0;

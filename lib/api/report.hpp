@@ -19,7 +19,8 @@ namespace torusgather {
 void report_choice(Plan& plan, const char* call, const std::string& requested, const Schedule* schedule,
                    const std::string& chosen, const std::string& note, long long largest_block = -1);
 
-/// Rank 0 prints the model's table once per plan and size class.
+/// Rank 0 prints the model's table once per torus and size class in the
+/// process (TORUSGATHER_VERBOSE=2: once per plan and size class).
 void report_predictions(Plan& plan, long long block_bytes, const std::vector<Candidate>& candidates, int best);
 
 /// Rank 0 says what a size class's trial measured and what runs from now on.

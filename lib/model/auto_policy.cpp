@@ -82,8 +82,13 @@ int decide_auto(AutoState& state, const AutoInputs& in, long long block_bytes, A
   }
   if (measure) {
     const Trial& t = state.trials[cls];
-    single(out, t.picks[trial_candidate(t.seconds.size(), t.picks.size())], AutoSource::trial,
-           "measuring " + std::to_string(t.seconds.size() + 1) + " of " + std::to_string(t.calls()));
+    std::string note = "measuring " + std::to_string(t.seconds.size() + 1) + " of " + std::to_string(t.calls());
+    if (t.seconds.empty()) {  // the first call says what the trial times
+      note += " (";
+      for (std::size_t i = 0; i < t.picks.size(); ++i) note += (i ? ", " : "") + t.picks[i].name();
+      note += " in turn, " + std::to_string(t.per_candidate) + " timed calls each)";
+    }
+    single(out, t.picks[trial_candidate(t.seconds.size(), t.picks.size())], AutoSource::trial, std::move(note));
     out->trial_class = cls;
     return 0;
   }
