@@ -176,25 +176,30 @@ int request_free(TG_Request* request) {
   return MPI_SUCCESS;
 }
 
+/// TG_Allgather_init and its _noraise twin at the C ABI's edge.
+int init_at_edge(bool handle, const char* routine, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                 TG_Request* request) noexcept {
+  return guarded(handle, comm, routine, [&] {
+    return allgather_init(handle, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+  });
+}
+
 }  // namespace
 }  // namespace torusgather
 
 extern "C" int TG_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                  TG_Request* request) {
-  return torusgather::guarded(true, comm, "TG_Allgather_init", [&] {
-    return torusgather::allgather_init(true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
-                                       request);
-  });
+  return torusgather::init_at_edge(true, "TG_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                   recvtype, comm, info, request);
 }
 
 extern "C" int TG_Allgather_init_noraise(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                          TG_Request* request) {
-  return torusgather::guarded(false, comm, "TG_Allgather_init_noraise", [&] {
-    return torusgather::allgather_init(false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
-                                       request);
-  });
+  return torusgather::init_at_edge(false, "TG_Allgather_init_noraise", sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, comm, info, request);
 }
 
 extern "C" int TG_Start(TG_Request* request) {

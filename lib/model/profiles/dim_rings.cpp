@@ -16,8 +16,7 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
   // With k ranks per node on the last axis, as profile() charges them: that
   // axis's links are shared memory, and a network link carries what the
   // node's k ranks, all in the same phase, send over it.
-  const int node_axis = node_axis_of(t, node_ranks);
-  const double share = node_axis >= 0 ? node_ranks : 1;
+  const auto [node_axis, share] = node_axis_of(t, node_ranks);
   CostProfile out;
   std::vector<double> dir[2];
   RoundCost c;

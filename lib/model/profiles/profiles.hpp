@@ -24,9 +24,16 @@ CostProfile torus_bruck(const TorusBruckSchedule& s, int node_ranks);
 CostProfile bridgehead(const BridgeheadSchedule& s);
 
 /// The torus's last axis where it is each node's node_ranks ranks (shared
-/// memory), else -1.
-inline int node_axis_of(const Torus& t, int node_ranks) {
-  return node_ranks > 1 && t.ndims() > 1 && t.dim(t.ndims() - 1) == node_ranks ? t.ndims() - 1 : -1;
+/// memory; axis -1 where there is none), and how many ranks share each of a
+/// node's network links.
+struct NodeAxis {
+  int axis = -1;
+  double share = 1;
+};
+inline NodeAxis node_axis_of(const Torus& t, int node_ranks) {
+  if (node_ranks > 1 && t.ndims() > 1 && t.dim(t.ndims() - 1) == node_ranks)
+    return {t.ndims() - 1, static_cast<double>(node_ranks)};
+  return {};
 }
 
 /// A node's k ranks share its links: a closed form that ignores the node

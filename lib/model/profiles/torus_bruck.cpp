@@ -13,8 +13,7 @@ namespace profiles {
 /// node's k ranks, all in the same round, send over it.
 CostProfile torus_bruck(const TorusBruckSchedule& s, int node_ranks) {
   const Torus& t = s.torus();
-  const int node_axis = node_axis_of(t, node_ranks);
-  const double share = node_axis >= 0 ? node_ranks : 1;
+  const auto [node_axis, share] = node_axis_of(t, node_ranks);
   CostProfile out;
   for (const auto& round : s.round_list()) {
     double per_direction[2] = {0, 0};
