@@ -273,7 +273,9 @@ int main(int argc, char** argv) {
         check(TG_Predicted_time(name.c_str(), MPI_COMM_WORLD, count, MPI_BYTE, &t) == MPI_SUCCESS && t > 0,
               name + " has a positive prediction at " + std::to_string(count) + " B");
         TG_Predicted_time(name.c_str(), MPI_COMM_WORLD, 1, MPI_BYTE, &small);
-        check(count == 1 || small < t, name + ": 64 KiB blocks are predicted slower than 1 B");
+        // Never faster; equal where a round's overheads hide its transfer (the
+        // model takes the larger: a loaded machine measures a large overhead).
+        check(count == 1 || small <= t, name + ": 64 KiB blocks are never predicted faster than 1 B");
       }
     }
     double t = 0;
