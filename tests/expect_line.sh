@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs a command; passes only if it ends with the expected exit status and,
 # for every PATTERN (an extended regex), its output has a line matching it.
-# Every test that looks at output goes through here: CTest's
-# PASS_REGULAR_EXPRESSION ignores the exit status, so a run that crashes
-# after printing the line would pass.
+# Every test that looks at output goes through here: a CTest pass regex
+# ignores the exit status, so a run that crashes after printing the line
+# would pass.
 #
 #   expect_line.sh [--status N | --fails] PATTERN [PATTERN ...] -- COMMAND ...
 #     --status N   the exit status must be N (default 0)

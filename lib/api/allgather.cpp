@@ -84,9 +84,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     const long long block_bytes = static_cast<long long>(recvcount) * type_size;
     if ((err = choose(*plan, requested, block_bytes, true, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
       return raise(comm, err);
-    // A trial's later calls are not reported (TORUSGATHER_VERBOSE=2 reports each).
-    if (trial == kNoTrial || plan->autos.trials.at(trial).seconds.empty() || environment().verbose >= 2)
-      report_choice(*plan, "allgather", requested, schedule, chosen, note);
+    report_choice(*plan, "allgather", requested, schedule, chosen, note, trial);
   }
 
   fill_memo(&call, requested, sendbuf, sendcount, sendtype, recvcount, recvtype, schedule);

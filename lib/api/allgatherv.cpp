@@ -115,9 +115,7 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
     const long long block_bytes = static_cast<long long>(largest) * rsize;
     if ((err = choose(*plan, requested, block_bytes, true, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
       return raise(comm, err);
-    // A trial's later calls are not reported (TORUSGATHER_VERBOSE=2 reports each).
-    if (trial == kNoTrial || plan->autos.trials.at(trial).seconds.empty() || environment().verbose >= 2)
-      report_choice(*plan, "allgatherv", requested, schedule, chosen, note, block_bytes);
+    report_choice(*plan, "allgatherv", requested, schedule, chosen, note, trial, block_bytes);
   }
   double t0 = 0;
   if (trial != kNoTrial && (err = trial_start(*plan, &t0)) != MPI_SUCCESS) return raise(comm, err);

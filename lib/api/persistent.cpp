@@ -99,7 +99,7 @@ int allgather_init(bool handle, const void* sendbuf, int sendcount, MPI_Datatype
     if ((err = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, false, &schedule, &chosen,
                       &note, &trial)) != MPI_SUCCESS)
       return raise(comm, err);
-    report_choice(*plan, "allgather_init", requested, schedule, chosen, note);
+    report_choice(*plan, "allgather_init", requested, schedule, chosen, note, trial);
     if (!schedule || r->call.recv.extent <= 0) return vendor();  // extent <= 0: blocks that run backwards
   }
   fill_memo(&r->call, requested, sendbuf, sendcount, sendtype, recvcount, recvtype, schedule);

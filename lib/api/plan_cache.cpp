@@ -51,15 +51,15 @@ bool known(const ScheduleCache& cache, const ScheduleKey& key, const Schedule** 
   return false;
 }
 
-}  // namespace
+/// Where a schedule built for a call goes: kept for the plan's life, or
+/// aside (rank 0 profiling one it may never run: replaced by the next).
+enum class Keep { cached, aside };
 
-ScheduleKey schedule_key(Plan& plan, const AlgorithmInfo& info, long long block_bytes) {
-  if (!info.tuned || block_bytes < 0) return {info.id, kDefaultVariant};
-  return {info.id, tuned_bucket(model_of(plan), info, block_bytes)};
-}
-
-int schedule_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out,
-                std::string* why) {
+/// The schedule `info` runs for blocks of `block_bytes`: known before,
+/// built once with the key's parameters, or declined (nullptr and *why).
+/// Local; an error is returned, never thrown.
+int find_or_build(Plan& plan, const AlgorithmInfo& info, long long block_bytes, Keep keep, const Schedule** out,
+                  std::string* why) {
   *out = nullptr;
   if (info.needs_node_map && plan.node_of.empty()) return MPI_ERR_INTERN;  // ensure_node_map() first
   try {
@@ -71,18 +71,38 @@ int schedule_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, co
       cache.declined[key] = *why;
       return MPI_SUCCESS;
     }
-    auto& built = cache.built[{info.id, params}];
-    if (!built) built = build(plan, info, params, why);
+    if (auto it = cache.built.find({info.id, params}); it != cache.built.end()) {
+      *out = it->second.get();
+      if (keep == Keep::cached) cache.by_key[key] = *out;
+      return MPI_SUCCESS;
+    }
+    std::unique_ptr<Schedule> built = build(plan, info, params, why);
     if (!built) {
-      cache.built.erase({info.id, params});
       cache.declined[key] = *why;
       return MPI_SUCCESS;
     }
-    *out = cache.by_key[key] = built.get();
+    if (keep == Keep::aside) {
+      cache.profiling_scratch = std::move(built);
+      *out = cache.profiling_scratch.get();
+    } else {
+      *out = cache.by_key[key] = (cache.built[{info.id, params}] = std::move(built)).get();
+    }
     return MPI_SUCCESS;
   } catch (...) {
     return error_of(std::current_exception(), (std::string("building ") + info.name).c_str());
   }
+}
+
+}  // namespace
+
+ScheduleKey schedule_key(Plan& plan, const AlgorithmInfo& info, long long block_bytes) {
+  if (!info.tuned || block_bytes < 0) return {info.id, kDefaultVariant};
+  return {info.id, tuned_bucket(model_of(plan), info, block_bytes)};
+}
+
+int schedule_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out,
+                std::string* why) {
+  return find_or_build(plan, info, block_bytes, Keep::cached, out, why);
 }
 
 int agreed_schedule_of(Plan& plan, const AlgorithmInfo& info, long long block_bytes, const Schedule** out,
@@ -189,26 +209,8 @@ ModelContext model_context(Plan& plan, const Machine& m) {
   // Rank 0 profiles schedules it may never run: one at a time, built aside
   // (a schedule that runs is cached when it is chosen).
   ctx.schedule_of = [&plan](const AlgorithmInfo& info, long long block_bytes, const Schedule** out,
-                            std::string* why) -> int {
-    *out = nullptr;
-    if (info.needs_node_map && plan.node_of.empty()) return MPI_ERR_INTERN;  // predictions() gathers it
-    try {
-      const ScheduleKey key = schedule_key(plan, info, block_bytes);
-      ScheduleCache& cache = plan.schedules;
-      if (known(cache, key, out, why)) return MPI_SUCCESS;
-      std::string params;
-      if (!params_of(plan, info, key, block_bytes, &params, why)) return MPI_SUCCESS;
-      if (auto it = cache.built.find({info.id, params}); it != cache.built.end()) {
-        *out = it->second.get();
-        return MPI_SUCCESS;
-      }
-      cache.profiling_scratch = build(plan, info, params, why);
-      if (!cache.profiling_scratch) cache.declined[key] = *why;
-      *out = cache.profiling_scratch.get();
-      return MPI_SUCCESS;
-    } catch (...) {
-      return error_of(std::current_exception(), (std::string("building ") + info.name).c_str());
-    }
+                            std::string* why) {
+    return find_or_build(plan, info, block_bytes, Keep::aside, out, why);
   };
   return ctx;
 }

@@ -24,8 +24,10 @@ std::string described(const std::string& chosen, const Schedule* schedule) {
 }  // namespace
 
 void report_choice(Plan& plan, const char* call, const std::string& requested, const Schedule* schedule,
-                   const std::string& chosen, const std::string& note, long long largest_block) {
+                   const std::string& chosen, const std::string& note, long trial, long long largest_block) {
   if (!environment().verbose || plan.rank != 0) return;
+  if (trial != kNoTrial && environment().verbose < 2)
+    if (auto it = plan.autos.trials.find(trial); it != plan.autos.trials.end() && !it->second.seconds.empty()) return;
   const std::string what = described(chosen, schedule);
   // Once per plan, entry point, request and outcome; level 2: every note too.
   const std::string key = std::string(call) + "/" + requested + "/" + what + (environment().verbose >= 2 ? "/" + note : "");

@@ -8,14 +8,8 @@
 namespace torusgather {
 
 namespace {
-int g_committed_keyval = MPI_KEYVAL_INVALID;
-}  // namespace
 
-bool is_named(MPI_Datatype t) {
-  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
-  PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
-  return combiner == MPI_COMBINER_NAMED;
-}
+int g_committed_keyval = MPI_KEYVAL_INVALID;
 
 /// MPI has no query for whether a type is committed, so ask
 /// the MPI with local zero-count operations that must refuse an uncommitted
@@ -58,6 +52,14 @@ Layout layout_of(MPI_Datatype t) {
   PMPI_Type_get_extent(t, &lb, &l.extent);
   PMPI_Type_get_true_extent(t, &l.true_lb, &l.true_extent);
   return l;
+}
+
+}  // namespace
+
+bool is_named(MPI_Datatype t) {
+  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+  return combiner == MPI_COMBINER_NAMED;
 }
 
 bool null_buffer(const void* buf, long long count, const Layout& l) {

@@ -16,12 +16,6 @@ constexpr int kSelfCopyTag = 32000;
 /// handle is stable).
 bool is_named(MPI_Datatype t);
 
-/// MPI_SUCCESS if t is committed, else MPI_ERR_TYPE; local (priv: a
-/// communicator of the library's own).
-int check_committed(MPI_Datatype t, MPI_Comm priv);
-
-Layout layout_of(MPI_Datatype t);
-
 /// A null buffer is only legal as MPI_BOTTOM, with absolute addresses in
 /// the type (a true lower bound other than 0).
 bool null_buffer(const void* buf, long long count, const Layout& l);

@@ -23,9 +23,8 @@ const TuningLine* tuning_lookup(const std::vector<TuningLine>& lines, long long 
   return found;
 }
 
-void single(AutoDecision* out, Pick pick, AutoSource source, std::string note) {
+void single(AutoDecision* out, Pick pick, std::string note) {
   out->ranked = fallback_chain(pick);
-  out->source = source;
   out->note = std::move(note);
 }
 
@@ -52,21 +51,21 @@ int decide_auto(AutoState& state, const AutoInputs& in, long long block_bytes, A
   *out = AutoDecision{};
   const long cls = size_class(block_bytes);
   if (const TuneRule* rule = in.tune ? tune_lookup(*in.tune, block_bytes) : nullptr) {
-    single(out, rule->pick, AutoSource::tune, "TORUSGATHER_TUNE");
+    single(out, rule->pick, "TORUSGATHER_TUNE");
     return 0;
   }
   if (!in.torus_known) {
     // A torus made up from the rank count would model routes that are not
     // the machine's.
-    single(out, Pick::the_vendor(), AutoSource::no_torus, "no torus known: " + in.no_torus);
+    single(out, Pick::the_vendor(), "no torus known: " + in.no_torus);
     return 0;
   }
   if (const TuningLine* line = tuning_lookup(state.tuning, block_bytes)) {
-    single(out, line->pick, AutoSource::tuning_file, "TORUSGATHER_TUNING_FILE");
+    single(out, line->pick, "TORUSGATHER_TUNING_FILE");
     return 0;
   }
   if (auto it = state.measured.find(cls); it != state.measured.end()) {
-    single(out, it->second, AutoSource::measured, "measured");
+    single(out, it->second, "measured");
     return 0;
   }
   const bool measure = in.may_measure && in.trials_per_candidate && in.trials_per_candidate(cls) > 0;
@@ -88,11 +87,10 @@ int decide_auto(AutoState& state, const AutoInputs& in, long long block_bytes, A
       for (std::size_t i = 0; i < t.picks.size(); ++i) note += (i ? ", " : "") + t.picks[i].name();
       note += " in turn, " + std::to_string(t.per_candidate) + " timed calls each)";
     }
-    single(out, t.picks[trial_candidate(t.seconds.size(), t.picks.size())], AutoSource::trial, std::move(note));
+    single(out, t.picks[trial_candidate(t.seconds.size(), t.picks.size())], std::move(note));
     out->trial_class = cls;
     return 0;
   }
-  out->source = AutoSource::model;
   if (auto it = state.ranked.find(block_bytes); it != state.ranked.end()) {
     out->ranked = it->second;
     return 0;

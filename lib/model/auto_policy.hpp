@@ -65,12 +65,9 @@ struct AutoInputs {
   std::function<int(std::vector<Candidate>* rows, int* best)> predict;
 };
 
-enum class AutoSource { tune, no_torus, tuning_file, measured, trial, model };
-
 struct AutoDecision {
   /// What runs, in order: where one declines the shape, the next.
   std::vector<Pick> ranked;
-  AutoSource source = AutoSource::model;
   std::string note;          ///< why, for the verbose report ("" for the model)
   long trial_class = kNoTrial;
   /// The model's rows where this call made them (the report prints them once).
