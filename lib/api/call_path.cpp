@@ -61,14 +61,6 @@ int run_permuted(const Plan& plan, const CallMemo& call, const void* sendbuf, in
 
 }  // namespace
 
-bool repeats(const CallMemo& m, const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-             int recvcount, MPI_Datatype recvtype) {
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  return m.valid && m.recvcount == recvcount && m.recvtype == recvtype && m.in_place == in_place &&
-         (in_place || (m.sendcount == sendcount && m.sendtype == sendtype)) &&
-         (algorithm ? !m.from_environment && std::strcmp(m.requested.c_str(), algorithm) == 0 : m.from_environment);
-}
-
 int copy_own(MPI_Comm comm, int rank, const CallMemo& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
              const char* in_place_from, char* to) {
   const auto bytes = static_cast<std::size_t>(call.recvcount) * static_cast<std::size_t>(call.recv.extent);
@@ -141,10 +133,7 @@ int run_decided(bool handle, const Plan& plan, const CallMemo& call, const void*
 
 int run_repeated(bool handle, const Plan& plan, const CallMemo& m, const void* sendbuf, int sendcount,
                  MPI_Datatype sendtype, void* recvbuf, MPI_Comm comm) {
-  if (null_buffer(recvbuf, m.recvcount, m.recv) || (!m.in_place && null_buffer(sendbuf, m.sendcount, m.send)) ||
-      (!m.in_place && overlap(sendbuf, m.sendcount, m.send, recvbuf, static_cast<long long>(m.recvcount) * plan.size,
-                              m.recv)))
-    return handle ? raise(comm, MPI_ERR_BUFFER) : MPI_ERR_BUFFER;
+  if (!buffers_fit(plan, m, sendbuf, recvbuf)) return handle ? raise(comm, MPI_ERR_BUFFER) : MPI_ERR_BUFFER;
   return run_decided(handle, plan, m, sendbuf, sendcount, sendtype, recvbuf, comm);
 }
 
@@ -162,6 +151,7 @@ void fill_memo(CallMemo* call, const std::string& requested, const void* sendbuf
   if (call->contiguous && static_cast<long long>(recvcount) * call->recv.extent <= INT_MAX)
     call->bytes = static_cast<int>(static_cast<long long>(recvcount) * call->recv.extent);
   call->schedule = schedule;
+  call->hand_off = schedule == nullptr;
   call->valid = true;
 }
 

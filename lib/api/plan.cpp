@@ -77,11 +77,15 @@ Plan* find_plan(MPI_Comm comm) {
   // call their allgathers on one communicator in a row. Not under SimGrid
   // SMPI, whose simulated ranks may share one thread.
 #ifndef SMPI_SHARED_MALLOC
-  thread_local struct {
-    MPI_Comm comm = MPI_COMM_NULL;
-    Plan* plan = nullptr;
-    unsigned long deleted = 0;
-  } last;
+  // Zero-initialised and initial-exec, so that reading it is one load: a
+  // repeated call handed to the vendor adds little else (it takes 24 bytes
+  // of the static TLS that glibc keeps for libraries loaded later, too).
+  struct Last {
+    MPI_Comm comm;
+    Plan* plan;
+    unsigned long deleted;
+  };
+  static thread_local Last last __attribute__((tls_model("initial-exec")));
   const unsigned long deleted = g_plans_deleted.load(std::memory_order_acquire);
   if (last.plan && last.comm == comm && last.deleted == deleted) return last.plan;
 #endif

@@ -57,6 +57,12 @@ struct CallMemo {
   /// large type is still split d ways) and a derived type's calls can be kept.
   int bytes = 0;
   const Schedule* schedule = nullptr;  ///< what runs (nullptr: the vendor's allgather)
+  /// The vendor's allgather runs, on more than one rank: a repeated call
+  /// goes straight to it, whose own checks are then the call's.
+  bool hand_off = false;
+  /// auto hands the call to the vendor while its learning waits
+  /// (api/learning.hpp): the call is counted toward the wait.
+  bool waiting = false;
 };
 
 /// A built schedule's identity: its algorithm and variant (a size-tuned
@@ -100,6 +106,7 @@ struct CallCache {
   static constexpr std::size_t kMemos = 8;
   std::array<CallMemo, kMemos> memos;
   std::size_t next_memo = 0;
+  std::size_t last_hit = 0;  ///< the memo a repeated call looks at first
   /// Made calls (exec/executor.hpp) of recent (schedule, count, type)s,
   /// newest first: at most kPrepared, each of at most kPreparedMessages
   /// messages (some 50 bytes each) and kPreparedEntries indexed-type

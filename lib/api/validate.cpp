@@ -62,17 +62,6 @@ bool is_named(MPI_Datatype t) {
   return combiner == MPI_COMBINER_NAMED;
 }
 
-bool null_buffer(const void* buf, long long count, const Layout& l) {
-  return buf == nullptr && count > 0 && l.true_lb == 0;
-}
-
-bool overlap(const void* s, long long ns, const Layout& ls, const void* r, long long nr, const Layout& lr) {
-  if (ns <= 0 || nr <= 0) return false;
-  const char* s0 = static_cast<const char*>(s) + ls.true_lb;
-  const char* r0 = static_cast<const char*>(r) + lr.true_lb;
-  return s0 < r0 + (nr - 1) * lr.extent + lr.true_extent && r0 < s0 + (ns - 1) * ls.extent + ls.true_extent;
-}
-
 namespace {
 
 /// The checks both entry points share: committed types and their layouts,

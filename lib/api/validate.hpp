@@ -18,10 +18,17 @@ bool is_named(MPI_Datatype t);
 
 /// A null buffer is only legal as MPI_BOTTOM, with absolute addresses in
 /// the type (a true lower bound other than 0).
-bool null_buffer(const void* buf, long long count, const Layout& l);
+inline bool null_buffer(const void* buf, long long count, const Layout& l) {
+  return buf == nullptr && count > 0 && l.true_lb == 0;
+}
 
 /// Whether ns elements of layout ls from s and nr of layout lr from r share bytes.
-bool overlap(const void* s, long long ns, const Layout& ls, const void* r, long long nr, const Layout& lr);
+inline bool overlap(const void* s, long long ns, const Layout& ls, const void* r, long long nr, const Layout& lr) {
+  if (ns <= 0 || nr <= 0) return false;
+  const char* s0 = static_cast<const char*>(s) + ls.true_lb;
+  const char* r0 = static_cast<const char*>(r) + lr.true_lb;
+  return s0 < r0 + (nr - 1) * lr.extent + lr.true_extent && r0 < s0 + (ns - 1) * ls.extent + ls.true_extent;
+}
 
 /// MPI_Allgather's checks that need the plan (committed types) or the data
 /// layout; local to this rank, as in MPI libraries. *send and *recv get the
