@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(g++ gfortran make cmake ccache pkgconf valgrind mpich libmpich-dev openmpi-bin libopenmpi-dev libboost-mpi-dev libbenchmark-dev
-          libgtest-dev libsimgrid-dev python3 python3-mpi4py "$@")
+          libgtest-dev libsimgrid-dev python3 python3-mpi4py lammps "$@")
 
 missing=()
 for p in "${packages[@]}"; do

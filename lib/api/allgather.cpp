@@ -9,6 +9,7 @@
 #include "api/decide.hpp"
 #include "api/env.hpp"
 #include "api/errors.hpp"
+#include "api/learning.hpp"
 #include "api/report.hpp"
 #include "api/validate.hpp"
 #include "schedule/registry.hpp"
@@ -31,6 +32,18 @@ inline bool handed_off(const char* algorithm, const void* sendbuf, int sendcount
   return true;
 }
 
+/// A call auto hands to the vendor while it waits to learn: run, timed
+/// where sampled, and counted toward the wait (api/learning.hpp).
+template <typename Run>
+int counted(bool handle, Plan& plan, MPI_Comm comm, Run run) {
+  const bool timed = time_waiting_call(plan);
+  const double t0 = timed ? PMPI_Wtime() : 0;
+  const int err = run();
+  const int e = count_waiting_call(plan, timed ? PMPI_Wtime() - t0 : -1);
+  if (err != MPI_SUCCESS) return err;
+  return e == MPI_SUCCESS || !handle ? e : raise(comm, e);
+}
+
 /// The allgather; errors are returned, or also raised through the error
 /// handler (of comm, or of MPI_COMM_WORLD for MPI_COMM_NULL) if `handle`.
 int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -42,8 +55,11 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
   // call is kept short: where auto hands calls to the vendor, every
   // instruction here is added to the vendor's time.
   if (Plan* known = find_plan(comm))
-    if (const CallMemo* m = repeated_call(*known, algorithm, sendbuf, sendcount, sendtype, recvcount, recvtype))
-      return run_repeated(handle, *known, *m, sendbuf, sendcount, sendtype, recvbuf, comm);
+    if (const CallMemo* m = repeated_call(*known, algorithm, sendbuf, sendcount, sendtype, recvcount, recvtype)) {
+      if (!m->waiting) return run_repeated(handle, *known, *m, sendbuf, sendcount, sendtype, recvbuf, comm);
+      return counted(handle, *known, comm,
+                     [&] { return run_repeated(handle, *known, *m, sendbuf, sendcount, sendtype, recvbuf, comm); });
+    }
   const char* asked = algorithm ? algorithm : environment().algorithm.c_str();
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
@@ -87,33 +103,33 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
                            &call.recv)) != MPI_SUCCESS)
     return raise(comm, err);
 
-  std::string note, chosen = "self";
-  const Schedule* schedule = nullptr;
-  long trial = kNoTrial;
+  Choice c;
   if (size > 1) {
     int type_size = 0;
     PMPI_Type_size(recvtype, &type_size);
     const long long block_bytes = static_cast<long long>(recvcount) * type_size;
-    if ((err = choose(*plan, requested, block_bytes, true, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
-      return raise(comm, err);
-    report_choice(*plan, "allgather", requested, schedule, chosen, note, trial);
+    if ((err = choose(*plan, requested, block_bytes, Purpose::call, &c)) != MPI_SUCCESS) return raise(comm, err);
+    report_choice(*plan, "allgather", requested, c.schedule, c.chosen, c.note, c.trial_class);
   }
 
-  fill_memo(&call, requested, sendbuf, sendcount, sendtype, recvcount, recvtype, schedule);
+  fill_memo(&call, requested, sendbuf, sendcount, sendtype, recvcount, recvtype, c.schedule);
   call.from_environment = algorithm == nullptr;
-  if (trial != kNoTrial) {
+  call.waiting = c.waiting;
+  if (c.trial_class != kNoTrial) {
     // One of auto's timed trials: no memo, so the next call takes the next candidate.
     double t0 = 0;
     if ((err = trial_start(*plan, &t0)) != MPI_SUCCESS) return raise(comm, err);
     err = run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
-    const int e = record_trial(*plan, trial, PMPI_Wtime() - t0);
+    const int e = record_trial(*plan, c.trial_class, PMPI_Wtime() - t0);
     return err != MPI_SUCCESS ? err : raise(comm, e);
   }
   if (size > 1 && is_named(recvtype) && (in_place || is_named(sendtype))) {
     plan->calls.memos[plan->calls.next_memo] = call;
     plan->calls.next_memo = (plan->calls.next_memo + 1) % CallCache::kMemos;
   }
-  return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
+  if (!c.waiting) return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm);
+  return counted(handle, *plan, comm,
+                 [&] { return run_decided(handle, *plan, call, sendbuf, sendcount, sendtype, recvbuf, comm); });
 }
 
 }  // namespace

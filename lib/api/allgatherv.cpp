@@ -10,6 +10,7 @@
 #include "api/decide.hpp"
 #include "api/env.hpp"
 #include "api/errors.hpp"
+#include "api/learning.hpp"
 #include "api/report.hpp"
 #include "api/validate.hpp"
 #include "exec/executor.hpp"
@@ -106,23 +107,26 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
   PMPI_Type_size(recvtype, &rsize);
   if (recv.extent <= 0) return vendor();  // blocks that run backwards: rare enough for the vendor
 
-  std::string note, chosen = "self";
-  const Schedule* schedule = nullptr;
-  long trial = kNoTrial;
+  Choice c;
   if (size > 1) {
     // Every rank has the same counts, so the same largest block, size class
     // and trial sequence: auto times allgatherv calls as allgather calls.
     const long long block_bytes = static_cast<long long>(largest) * rsize;
-    if ((err = choose(*plan, requested, block_bytes, true, &schedule, &chosen, &note, &trial)) != MPI_SUCCESS)
-      return raise(comm, err);
-    report_choice(*plan, "allgatherv", requested, schedule, chosen, note, trial, block_bytes);
+    if ((err = choose(*plan, requested, block_bytes, Purpose::call, &c)) != MPI_SUCCESS) return raise(comm, err);
+    report_choice(*plan, "allgatherv", requested, c.schedule, c.chosen, c.note, c.trial_class, block_bytes);
   }
+  const Schedule* schedule = c.schedule;
+  const long trial = c.trial_class;
   double t0 = 0;
   if (trial != kNoTrial && (err = trial_start(*plan, &t0)) != MPI_SUCCESS) return raise(comm, err);
-  // A timed trial's time is recorded (collectively on its last call).
+  const bool timed_wait = c.waiting && time_waiting_call(*plan);
+  if (timed_wait) t0 = PMPI_Wtime();
+  // A timed trial's time is recorded (collectively on its last call); a
+  // call while auto waits to learn is counted (collectively at check points).
   auto recorded = [&](int result) {
-    if (trial == kNoTrial) return result;
-    const int e = record_trial(*plan, trial, PMPI_Wtime() - t0);
+    if (trial == kNoTrial && !c.waiting) return result;
+    const int e = c.waiting ? count_waiting_call(*plan, timed_wait ? PMPI_Wtime() - t0 : -1)
+                            : record_trial(*plan, trial, PMPI_Wtime() - t0);
     return result != MPI_SUCCESS ? result : raise(comm, e);
   };
   if (size > 1 && !schedule) return recorded(vendor());

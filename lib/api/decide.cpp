@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "api/decide.hpp"
 
+#include <cstdio>
 #include <vector>
 
 #include "api/env.hpp"
+#include "api/learning.hpp"
 #include "api/machine.hpp"
 #include "api/nodes.hpp"
 #include "api/plan_cache.hpp"
@@ -28,7 +30,8 @@ int trials_per_candidate(const Plan& plan, long cls) {
 }
 
 /// auto's decision for this plan and block size. Collective.
-int decide(Plan& plan, long long block_bytes, bool may_measure, AutoDecision* d) {
+int decide(Plan& plan, long long block_bytes, Purpose purpose, AutoDecision* d) {
+  const bool may_measure = purpose == Purpose::call;
   if (plan.source != TorusSource::none)
     if (const int err = read_tuning(plan); err != MPI_SUCCESS) return err;
   // A size class another communicator of the same ranks has measured.
@@ -38,17 +41,26 @@ int decide(Plan& plan, long long block_bytes, bool may_measure, AutoDecision* d)
       plan.autos.asked_elsewhere.insert(cls).second)
     if (const int err = adopt_shared_decision(plan, cls); err != MPI_SUCCESS) return err;
   AutoInputs in;
+  if (purpose != Purpose::persistent && plan.source != TorusSource::none)
+    if (const int err = learning_allowed(plan, &in.learning_allowed); err != MPI_SUCCESS) return err;
   in.tune = &environment().tune;
   in.torus_known = plan.source != TorusSource::none;
   in.no_torus = plan.torus_note;
   in.may_measure = may_measure;
   in.trials_per_candidate = [&plan](long cls) { return trials_per_candidate(plan, cls); };
   in.trial_algorithms = [&plan]() -> std::size_t { return plan.calibration && plan.calibration->rejected ? 3 : 2; };
+  in.prior_trusted = [&plan] { return !(plan.calibration && plan.calibration->rejected); };
   in.predict = [&plan, block_bytes](std::vector<Candidate>* rows, int* best) {
     return predictions(plan, block_bytes, rows, best);
   };
   const int err = decide_auto(plan.autos, in, block_bytes, d);
   if (err == MPI_SUCCESS && !d->table.empty()) report_predictions(plan, block_bytes, d->table, d->best);
+  if (d->waiting) {
+    char spent[96];
+    std::snprintf(spent, sizeof spent, " (%.2f of %.0f ms spent in allgathers on these ranks)",
+                  plan.learning.agreed_seconds * 1e3, environment().learn_after * 1e3);
+    d->note += spent;
+  }
   return err;
 }
 
@@ -79,23 +91,22 @@ int first_that_applies(Plan& plan, const std::vector<Pick>& ranked, long long bl
 
 }  // namespace
 
-int choose(Plan& plan, const std::string& requested, long long block_bytes, bool may_measure,
-           const Schedule** schedule, std::string* chosen, std::string* note, long* trial_class) {
-  *schedule = nullptr;
-  *trial_class = kNoTrial;
+int choose(Plan& plan, const std::string& requested, long long block_bytes, Purpose purpose, Choice* out) {
+  *out = Choice{};
   std::vector<Pick> ranked;
   if (requested == kAuto) {
     AutoDecision d;
-    if (const int err = decide(plan, block_bytes, may_measure, &d); err != MPI_SUCCESS) return err;
+    if (const int err = decide(plan, block_bytes, purpose, &d); err != MPI_SUCCESS) return err;
     ranked = d.ranked;
-    *note = d.note;
-    *trial_class = d.trial_class;
+    out->note = d.note;
+    out->trial_class = d.trial_class;
+    out->waiting = d.waiting;
   } else {
     Pick pick;
     if (!parse_pick(requested, &pick)) return MPI_ERR_ARG;
     ranked = fallback_chain(pick);
   }
-  return first_that_applies(plan, ranked, block_bytes, schedule, chosen, note);
+  return first_that_applies(plan, ranked, block_bytes, &out->schedule, &out->chosen, &out->note);
 }
 
 int trial_start(const Plan& plan, double* t0) {
@@ -109,15 +120,24 @@ int record_trial(Plan& plan, long cls, double seconds) {
   if (it == plan.autos.trials.end()) return MPI_SUCCESS;
   Trial& t = it->second;
   t.seconds.push_back(seconds);
-  if (t.seconds.size() < t.calls()) return MPI_SUCCESS;
-  std::vector<double> slowest = t.seconds;
-  if (const int err = PMPI_Allreduce(MPI_IN_PLACE, slowest.data(), static_cast<int>(slowest.size()), MPI_DOUBLE,
-                                     MPI_MAX, plan.comm);
+  const std::size_t n = t.picks.size();
+  if (t.seconds.size() % n != 0) return MPI_SUCCESS;
+  if (t.seconds.size() == n) {  // round 0, untimed
+    t.slowest.assign(n, 0.0);
+    return MPI_SUCCESS;
+  }
+  // The round's calls on their slowest rank, agreed after every round, so
+  // that every rank settles the trial at the same call.
+  std::vector<double> round(t.seconds.end() - static_cast<std::ptrdiff_t>(n), t.seconds.end());
+  if (const int err = PMPI_Allreduce(MPI_IN_PLACE, round.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, plan.comm);
       err != MPI_SUCCESS) {
     plan.autos.trials.erase(it);
     return err;
   }
-  const TrialResult r = finish_trial(plan.autos, cls, slowest);
+  t.slowest.insert(t.slowest.end(), round.begin(), round.end());
+  const TrialDecision d = decide_trial(t.slowest, n, t.per_candidate, kVendorMargin);
+  if (!d.settled) return MPI_SUCCESS;
+  const TrialResult r = finish_trial(plan.autos, cls, d);
   share_decision(plan, cls, r.winner);
   report_trial(plan, cls, r);
   append_tuning(plan, cls, r);

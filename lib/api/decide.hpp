@@ -10,14 +10,25 @@
 
 namespace torusgather {
 
+/// Why a decision is asked for: a call (which may be one of auto's timed
+/// trials, or wait to learn), a query (TG_Algorithm_for, TG_Predicted_time:
+/// says what a call would run, measures nothing), or a persistent request
+/// (declares repeated use: never waits).
+enum class Purpose { call, query, persistent };
+
+/// What runs for a call, and why.
+struct Choice {
+  const Schedule* schedule = nullptr;  ///< nullptr: the vendor's allgather
+  std::string chosen = "self";         ///< its name
+  std::string note;                    ///< why it differs from the request
+  long trial_class = kNoTrial;         ///< a timed trial call's size class
+  bool waiting = false;                ///< auto hands it to the vendor while waiting to learn
+};
+
 /// What runs for `requested` ("auto", "vendor" or a registered name) with
-/// blocks of `block_bytes`: its schedule, or nullptr for the vendor's
-/// allgather; *chosen names it, *note says why it differs from the request.
-/// may_measure: the call may be one of auto's timed trials; then
-/// *trial_class is its size class, else kNoTrial. Collective (calibration,
-/// profiles and the agreement on a build are made on first need).
-int choose(Plan& plan, const std::string& requested, long long block_bytes, bool may_measure,
-           const Schedule** schedule, std::string* chosen, std::string* note, long* trial_class);
+/// blocks of `block_bytes`. Collective (calibration, profiles, the
+/// agreement on a build and on auto's wait are made on first need).
+int choose(Plan& plan, const std::string& requested, long long block_bytes, Purpose purpose, Choice* out);
 
 /// The start of a timed trial call: the ranks start together, so that a
 /// candidate's time is its own and not the skew the previous one left.

@@ -16,6 +16,11 @@ Environment::Environment() {
     const long v = std::strtol(n, &end, 10);
     if (*end == '\0' && v >= 0 && v <= 100) trials = static_cast<int>(v);  // else the default
   }
+  if (const char* l = std::getenv("TORUSGATHER_LEARN_AFTER"); l && *l) {
+    char* end = nullptr;
+    const double v = std::strtod(l, &end);
+    if (*end == '\0' && v >= 0 && v <= 1e6) learn_after = v;  // else the default
+  }
   if (const char* f = std::getenv("TORUSGATHER_TUNING_FILE"); f && *f) tuning_file = f;
   if (const char* a = std::getenv("TORUSGATHER_ALGORITHM"); a && *a) algorithm = a;
   if (const char* v = std::getenv("TORUSGATHER_VERBOSE"); v && *v && std::strcmp(v, "0") != 0)

@@ -41,6 +41,14 @@ struct Environment {
 #else
   int trials = -1;
 #endif
+  /// TORUSGATHER_LEARN_AFTER: seconds a group of ranks spends in
+  /// allgathers before auto calibrates and measures on it (api/learning.hpp);
+  /// 0: at once. Off under SimGrid, as the trials are.
+#ifdef TORUSGATHER_SMPI
+  double learn_after = 0;
+#else
+  double learn_after = 0.05;
+#endif
   std::string tuning_file;  ///< TORUSGATHER_TUNING_FILE
   Environment();
 };

@@ -90,16 +90,16 @@ int allgather_init(bool handle, const void* sendbuf, int sendcount, MPI_Datatype
   if ((err = check_buffers(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, size, plan->comm, &r->call.send,
                            &r->call.recv)) != MPI_SUCCESS)
     return raise(comm, err);
-  std::string note, chosen = "self";
   const Schedule* schedule = nullptr;
   if (size > 1) {
     int type_size = 0;
     PMPI_Type_size(recvtype, &type_size);
-    long trial = kNoTrial;
-    if ((err = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, false, &schedule, &chosen,
-                      &note, &trial)) != MPI_SUCCESS)
+    Choice c;
+    if ((err = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, Purpose::persistent, &c)) !=
+        MPI_SUCCESS)
       return raise(comm, err);
-    report_choice(*plan, "allgather_init", requested, schedule, chosen, note, trial);
+    report_choice(*plan, "allgather_init", requested, c.schedule, c.chosen, c.note, c.trial_class);
+    schedule = c.schedule;
     if (!schedule || r->call.recv.extent <= 0) return vendor();  // extent <= 0: blocks that run backwards
   }
   fill_memo(&r->call, requested, sendbuf, sendcount, sendtype, recvcount, recvtype, schedule);

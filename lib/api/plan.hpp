@@ -139,11 +139,21 @@ struct CallCache {
   std::vector<char> permuted_scratch;
 };
 
+/// auto's wait before it learns on this plan (api/learning.hpp): local
+/// counts, and the last agreed time the plan's group has spent.
+struct LearningWait {
+  bool asked = false;           ///< the first agreement was made
+  bool open = false;            ///< the wait is over (agreed; never closes again)
+  unsigned long calls = 0;      ///< calls handed to the vendor while waiting
+  double agreed_seconds = 0;    ///< the group's time at the last agreement
+  double own_seconds = 0;       ///< this plan's own account, where the group has no key
+};
 /// Everything torusgather keeps per communicator: built collectively on
 /// the first call, deleted with the communicator (an MPI attribute).
 struct Plan {
-  /// Private periodic Cartesian communicator over the user's ranks; rank t
-  /// is torus rank t (the user's rank unless a topology file reorders them).
+  /// Private communicator over the user's ranks (a dup, or a split in a
+  /// topology file's order); rank t is torus rank t (the user's rank unless
+  /// a topology file reorders them).
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 0;  ///< in comm
   Torus torus;
@@ -171,6 +181,7 @@ struct Plan {
   ScheduleCache schedules;
   ProfileCache profiles;
   AutoState autos;
+  LearningWait learning;
   TuningFileState tuning_file;
   mutable CallCache calls;
   std::set<std::string> announced;  ///< TORUSGATHER_VERBOSE's lines said once

@@ -26,13 +26,11 @@ int algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype 
     if (const int err = get_plan(comm, &plan); err != MPI_SUCCESS) return err;
     int type_size = 0;
     PMPI_Type_size(datatype, &type_size);
-    std::string note;
-    const Schedule* schedule = nullptr;
-    long trial = kNoTrial;
-    if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, false, &schedule, &chosen,
-                               &note, &trial);
+    Choice c;
+    if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, Purpose::query, &c);
         err != MPI_SUCCESS)
       return err;
+    chosen = c.chosen;
   }
   if (len > 0) {
     std::strncpy(name, chosen.c_str(), static_cast<std::size_t>(len) - 1);
@@ -54,13 +52,11 @@ int predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype
   int type_size = 0;
   PMPI_Type_size(datatype, &type_size);
   const long long block_bytes = static_cast<long long>(count) * type_size;
-  std::string chosen = requested, note;
-  const Schedule* schedule = nullptr;
-  long trial = kNoTrial;
+  std::string chosen = requested;
   if (!is_vendor(requested)) {
-    if (const int err = choose(*plan, requested, block_bytes, false, &schedule, &chosen, &note, &trial);
-        err != MPI_SUCCESS)
-      return err;
+    Choice c;
+    if (const int err = choose(*plan, requested, block_bytes, Purpose::query, &c); err != MPI_SUCCESS) return err;
+    chosen = c.chosen;
   }
   Pick ran;
   if (!parse_pick(chosen, &ran)) return MPI_ERR_INTERN;

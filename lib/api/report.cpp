@@ -90,8 +90,11 @@ void report_predictions(Plan& plan, long long block_bytes, const std::vector<Can
 void report_trial(const Plan& plan, long cls, const TrialResult& r) {
   if (plan.rank != 0 || !environment().verbose) return;
   const long long lo = 1LL << cls, hi = (1LL << (cls + 1)) - 1;
-  std::fprintf(stderr, "torusgather: auto measured %lld..%lld B on a %s torus (%d ranks): %s; runs %s%s\n", lo, hi,
-               plan.torus.to_string().c_str(), plan.size, r.times.c_str(), r.winner.name().c_str(), r.rounds.c_str());
+  std::fprintf(stderr, "torusgather: auto measured %lld..%lld B on a %s torus (%d ranks) in %d of at most %d rounds: "
+               "%s; runs %s (%s%s%s%s%s)\n",
+               lo, hi, plan.torus.to_string().c_str(), plan.size, r.timed_rounds, r.per_candidate, r.times.c_str(),
+               r.winner.name().c_str(), r.lead.c_str(), r.lead.empty() ? "" : "; ", r.rule.c_str(),
+               r.rounds.empty() ? "" : "; ", r.rounds.c_str());
 }
 
 }  // namespace torusgather

@@ -2,6 +2,7 @@
 #include "api/tuning_file.hpp"
 
 #include <cstdio>
+#include <ctime>
 #include <string>
 
 #include "api/env.hpp"
@@ -64,9 +65,12 @@ void append_tuning(const Plan& plan, long cls, const TrialResult& r) {
   if (plan.rank != 0 || environment().tuning_file.empty()) return;
   const long long lo = 1LL << cls, hi = (1LL << (cls + 1)) - 1;
   if (FILE* f = std::fopen(environment().tuning_file.c_str(), "a")) {
-    std::fprintf(f, "%d %s %lld %lld %s # median of %d calls, slowest rank: %s%s\n", plan.size,
-                 plan.torus.to_string().c_str(), lo, hi, r.winner.name().c_str(), r.per_candidate, r.times.c_str(),
-                 r.rounds.c_str());
+    char when[32] = "";
+    const std::time_t now = std::time(nullptr);
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::fprintf(f, "%d %s %lld %lld %s # %s, median of %d calls, slowest rank: %s; %s%s%s\n", plan.size,
+                 plan.torus.to_string().c_str(), lo, hi, r.winner.name().c_str(), when, r.timed_rounds,
+                 r.times.c_str(), r.rule.c_str(), r.rounds.empty() ? "" : "; ", r.rounds.c_str());
     std::fclose(f);
   } else {
     std::fprintf(stderr, "torusgather: cannot append to TORUSGATHER_TUNING_FILE %s\n",

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // auto's whole policy, without MPI: for a block size, TORUSGATHER_TUNE, then
 // (where a torus is known) the tuning file, a size class measured before,
-// a timed trial, or the cost model's ranking. The MPI layer keeps the state,
-// supplies the predictions (a collective step), executes the decision and
-// reports it.
+// the vendor while auto waits to learn, a timed trial, or the cost model's
+// ranking. The MPI layer keeps the state, supplies the predictions (a
+// collective step), executes the decision and reports it.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +15,7 @@
 
 #include "model/pick.hpp"
 #include "model/selector.hpp"
+#include "model/trials.hpp"
 #include "model/tune.hpp"
 
 namespace torusgather {
@@ -25,12 +26,14 @@ constexpr long kNoTrial = -1;
 /// auto's size classes: floor(log2 bytes).
 long size_class(long long block_bytes);
 
-/// A size class's timed trial: the candidates (the vendor last) and this
-/// rank's time of each call so far (they take turns: trial_candidate()).
+/// A size class's timed trial: the candidates (the vendor last), this
+/// rank's time of each call so far (they take turns: trial_candidate()),
+/// and the slowest rank's, agreed after each whole round.
 struct Trial {
   std::vector<Pick> picks;
   std::vector<double> seconds;
-  int per_candidate = 0;  ///< timed calls per candidate, besides an untimed first
+  std::vector<double> slowest;  ///< whole rounds only; round 0 (untimed) as zeros
+  int per_candidate = 0;  ///< the most timed calls per candidate, besides an untimed first
   std::size_t calls() const { return picks.size() * static_cast<std::size_t>(per_candidate + 1); }
 };
 
@@ -57,8 +60,15 @@ struct AutoInputs {
   bool torus_known = true;
   std::string no_torus;        ///< why none is known
   bool may_measure = false;    ///< this call may be a timed trial
+  /// auto may calibrate and measure (false: it waits, handing calls to the
+  /// vendor, until the program has spent enough time in allgathers).
+  bool learning_allowed = true;
   /// Timed calls per candidate for a size class (0: the model alone).
   std::function<int(long cls)> trials_per_candidate;
+  /// Whether the model's predictions may leave a candidate out of a trial
+  /// (false where the calibration was rejected and the model has defaults;
+  /// asked after predict).
+  std::function<bool()> prior_trusted;
   /// How many algorithms a trial times against the vendor (asked after predict).
   std::function<std::size_t()> trial_algorithms;
   /// The model's rows for the block size and the fastest (predict_all).
@@ -70,6 +80,7 @@ struct AutoDecision {
   std::vector<Pick> ranked;
   std::string note;          ///< why, for the verbose report ("" for the model)
   long trial_class = kNoTrial;
+  bool waiting = false;      ///< the vendor runs while auto waits to learn
   /// The model's rows where this call made them (the report prints them once).
   std::vector<Candidate> table;
   int best = -1;
@@ -88,9 +99,12 @@ std::vector<Pick> fallback_chain(Pick pick);
 struct TrialResult {
   Pick winner;
   std::string times;   ///< "dim-rings 2.10 us, vendor 2.50 us"
-  std::string rounds;  ///< a challenger's paired rounds against the vendor, or ""
-  int per_candidate = 0;
+  std::string lead;    ///< by how much: "dim-rings' median 1.22x vendor's", or ""
+  std::string rounds;  ///< the fastest challenger's paired rounds against the vendor, or ""
+  std::string rule;    ///< what settled it (trials.hpp)
+  int timed_rounds = 0;  ///< rounds run (calls per candidate)
+  int per_candidate = 0;  ///< the most there could have been
 };
-TrialResult finish_trial(AutoState& state, long cls, const std::vector<double>& slowest);
+TrialResult finish_trial(AutoState& state, long cls, const TrialDecision& d);
 
 }  // namespace torusgather

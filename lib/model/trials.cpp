@@ -22,27 +22,77 @@ int wins_needed(int rounds) {
   return 0;
 }
 
-TrialDecision decide_trial(const std::vector<double>& seconds, std::size_t n, double margin) {
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+/// Whether every call in a was faster than every call in b.
+bool all_faster(const std::vector<double>& a, const std::vector<double>& b) {
+  return !a.empty() && !b.empty() && *std::max_element(a.begin(), a.end()) < *std::min_element(b.begin(), b.end());
+}
+
+}  // namespace
+
+TrialDecision decide_trial(const std::vector<double>& seconds, std::size_t n, int max_rounds, double margin) {
   TrialDecision d;
   d.median.assign(n, 0);
   if (n == 0) return d;
-  const std::size_t rounds = seconds.size() / n;
-  // times[i][r]: candidate i's call in round r (timed rounds from 1).
-  std::vector<std::vector<double>> times(n);
-  for (std::size_t k = n; k < rounds * n; ++k) times[trial_candidate(k, n)].push_back(seconds[k]);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::vector<double> v = times[i];
-    std::sort(v.begin(), v.end());
-    if (!v.empty()) d.median[i] = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    if (d.median[i] < d.median[d.fastest]) d.fastest = i;
-  }
   const std::size_t vendor = n - 1;
-  d.winner = d.fastest;
-  d.needed = wins_needed(static_cast<int>(rounds) - 1);
-  if (d.fastest == vendor) return d;
-  for (std::size_t r = 0; r < times[vendor].size(); ++r) d.wins += times[d.fastest][r] < times[vendor][r] ? 1 : 0;
-  if (d.median[d.fastest] > margin * d.median[vendor] || d.wins < d.needed) d.winner = vendor;
-  return d;
+  const std::size_t calls = seconds.size() / n;
+  d.rounds = calls > 0 ? static_cast<int>(calls) - 1 : 0;
+  d.needed = wins_needed(max_rounds);
+  // times[i][r]: candidate i's call in timed round r.
+  std::vector<std::vector<double>> times(n);
+  for (std::size_t k = n; k < calls * n; ++k) times[trial_candidate(k, n)].push_back(seconds[k]);
+  std::vector<int> wins(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    d.median[i] = median_of(times[i]);
+    if (d.median[i] < d.median[d.fastest]) d.fastest = i;
+    for (int r = 0; r < d.rounds; ++r) wins[i] += times[i][r] < times[vendor][r] ? 1 : 0;
+  }
+  d.winner = vendor;
+  d.wins = d.fastest == vendor ? 0 : wins[d.fastest];
+  if (d.rounds == 0) return d;
+  auto settle = [&](std::size_t winner, std::string rule) {
+    d.settled = true;
+    d.winner = winner;
+    d.rule = std::move(rule);
+    return d;
+  };
+  // The best challenger that passes `rule`, by median.
+  auto best_challenger = [&](auto rule) {
+    std::size_t best = vendor;
+    for (std::size_t i = 0; i < vendor; ++i)
+      if (d.median[i] <= margin * d.median[vendor] && rule(i) && (best == vendor || d.median[i] < d.median[best]))
+        best = i;
+    return best;
+  };
+  if (d.rounds >= 3 && n > 1) {
+    bool ahead = true;
+    for (std::size_t i = 0; i < vendor; ++i) ahead = ahead && all_faster(times[vendor], times[i]);
+    if (ahead) return settle(vendor, "the vendor faster in every call");
+  }
+  if (max_rounds >= kEarlyWinRounds && d.rounds < max_rounds) {
+    if (d.rounds >= 4)
+      if (const std::size_t i = best_challenger([&](std::size_t c) { return all_faster(times[c], times[vendor]); });
+          i != vendor)
+        return settle(i, "faster than the vendor in every call");
+    if (d.rounds >= 6)
+      if (const std::size_t i = best_challenger([&](std::size_t c) { return wins[c] == d.rounds; }); i != vendor)
+        return settle(i, "faster than the vendor in every round");
+  }
+  bool reachable = false;
+  for (std::size_t i = 0; i < vendor; ++i) reachable = reachable || wins[i] + (max_rounds - d.rounds) >= d.needed;
+  if (!reachable) return settle(vendor, "no challenger can win " + std::to_string(d.needed) + " rounds");
+  if (d.rounds < max_rounds) return d;
+  if (d.fastest == vendor) return settle(vendor, "the vendor's median the lowest");
+  if (d.median[d.fastest] > margin * d.median[vendor] || wins[d.fastest] < d.needed)
+    return settle(vendor, "no clear win");
+  return settle(d.fastest, "the sign test");
 }
 
 }  // namespace torusgather

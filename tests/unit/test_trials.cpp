@@ -53,7 +53,7 @@ std::vector<double> calls_of(const std::vector<std::vector<double>>& per_round) 
 
 TEST(Trials, AClearWinnerTakesTheCall) {
   // dim-rings 10 % faster than the vendor in every one of 5 rounds.
-  const auto d = tg::decide_trial(calls_of({{9, 9, 9, 9, 9}, {12, 12, 12, 12, 12}, {10, 10, 10, 10, 10}}), 3, 0.95);
+  const auto d = tg::decide_trial(calls_of({{9, 9, 9, 9, 9}, {12, 12, 12, 12, 12}, {10, 10, 10, 10, 10}}), 3, 5, 0.95);
   EXPECT_EQ(d.winner, 0u);
   EXPECT_DOUBLE_EQ(d.median[0], 9);
   EXPECT_DOUBLE_EQ(d.median[2], 10);
@@ -64,7 +64,7 @@ TEST(Trials, AClearWinnerTakesTheCall) {
 TEST(Trials, AMedianWinWithoutEnoughRoundsStaysWithTheVendor) {
   // The challenger's median is 20 % lower, but it is faster in 3 rounds of
   // 5 only: the noise of one window, not a win.
-  const auto d = tg::decide_trial(calls_of({{8, 8, 8, 20, 20}, {10, 10, 10, 10, 10}}), 2, 0.95);
+  const auto d = tg::decide_trial(calls_of({{8, 8, 8, 20, 20}, {10, 10, 10, 10, 10}}), 2, 5, 0.95);
   EXPECT_EQ(d.fastest, 0u);
   EXPECT_DOUBLE_EQ(d.median[0], 8);
   EXPECT_EQ(d.wins, 3);
@@ -73,13 +73,61 @@ TEST(Trials, AMedianWinWithoutEnoughRoundsStaysWithTheVendor) {
 
 TEST(Trials, AWinUnderTheMarginStaysWithTheVendor) {
   // Faster in every round, by 2 %: within the 5 % margin.
-  const auto d = tg::decide_trial(calls_of({{9.8, 9.8, 9.8, 9.8, 9.8}, {10, 10, 10, 10, 10}}), 2, 0.95);
+  const auto d = tg::decide_trial(calls_of({{9.8, 9.8, 9.8, 9.8, 9.8}, {10, 10, 10, 10, 10}}), 2, 5, 0.95);
   EXPECT_EQ(d.wins, 5);
   EXPECT_EQ(d.winner, 1u);
 }
 
 TEST(Trials, TheVendorFastestKeepsTheCall) {
-  const auto d = tg::decide_trial(calls_of({{12, 12, 12}, {11, 11, 11}, {10, 10, 10}}), 3, 0.95);
+  const auto d = tg::decide_trial(calls_of({{12, 12, 12}, {11, 11, 11}, {10, 10, 10}}), 3, 3, 0.95);
+  EXPECT_TRUE(d.settled);
   EXPECT_EQ(d.winner, 2u);
   EXPECT_EQ(d.needed, 3);  // 3 rounds: every one
+}
+
+// Early ends (max_rounds 15, as for blocks under 64 KiB): a trial stops as
+// soon as one side is clearly ahead, and not before.
+TEST(Trials, TheVendorAheadInEveryCallSettlesAfterThreeRounds) {
+  const auto two = tg::decide_trial(calls_of({{12, 12}, {11, 11}, {10, 10}}), 3, 15, 0.95);
+  EXPECT_FALSE(two.settled);
+  const auto three = tg::decide_trial(calls_of({{12, 12, 12}, {11, 11, 11}, {10, 10, 10}}), 3, 15, 0.95);
+  EXPECT_TRUE(three.settled);
+  EXPECT_EQ(three.winner, 2u);
+  EXPECT_EQ(three.rounds, 3);
+  // One challenger call faster than one vendor call: not clear yet.
+  EXPECT_FALSE(tg::decide_trial(calls_of({{12, 9.9, 12}, {11, 11, 11}, {10, 10, 10}}), 3, 15, 0.95).settled);
+}
+
+TEST(Trials, AChallengerFasterInEveryCallSettlesAfterFourRounds) {
+  const auto three = tg::decide_trial(calls_of({{5, 5, 5}, {10, 10, 10}}), 2, 15, 0.95);
+  EXPECT_FALSE(three.settled);
+  const auto four = tg::decide_trial(calls_of({{5, 5, 5, 5}, {10, 10, 10, 10}}), 2, 15, 0.95);
+  EXPECT_TRUE(four.settled);
+  EXPECT_EQ(four.winner, 0u);
+  // Short trials (5 rounds, blocks from 64 KiB) take no early win: the
+  // sign test of their last round decides.
+  EXPECT_FALSE(tg::decide_trial(calls_of({{5, 5, 5, 5}, {10, 10, 10, 10}}), 2, 5, 0.95).settled);
+  // Faster in every call but within the 5 % margin: no early win.
+  EXPECT_FALSE(tg::decide_trial(calls_of({{9.7, 9.7, 9.7, 9.7}, {10, 10, 10, 10}}), 2, 15, 0.95).settled);
+}
+
+TEST(Trials, AChallengerFasterInEveryRoundSettlesAfterSix) {
+  // Paired wins in every round, the calls overlapping (9.9 > 9.5).
+  const std::vector<double> ch = {9, 9.9, 9, 9.9, 9, 9.9}, v = {9.5, 10.5, 9.5, 10.5, 9.5, 10.5};
+  const auto five = tg::decide_trial(calls_of({{ch.begin(), ch.end() - 1}, {v.begin(), v.end() - 1}}), 2, 15, 0.95);
+  EXPECT_FALSE(five.settled);
+  const auto six = tg::decide_trial(calls_of({ch, v}), 2, 15, 0.95);
+  EXPECT_TRUE(six.settled);
+  EXPECT_EQ(six.winner, 0u);
+  EXPECT_EQ(six.wins, 6);
+}
+
+TEST(Trials, NoChallengerThatCanStillWinEndsTheTrial) {
+  // Losses in rounds 1, 3, 5 and 6: 2 wins + 9 rounds left < 12 needed.
+  const std::vector<double> ch = {11, 9, 11, 9, 11, 11}, v = {10, 10, 10, 10, 10, 10};
+  const auto five = tg::decide_trial(calls_of({{ch.begin(), ch.end() - 1}, {v.begin(), v.end() - 1}}), 2, 15, 0.95);
+  EXPECT_FALSE(five.settled);  // 2 wins + 10 left: 12 still reachable
+  const auto six = tg::decide_trial(calls_of({ch, v}), 2, 15, 0.95);
+  EXPECT_TRUE(six.settled);
+  EXPECT_EQ(six.winner, 1u);
 }

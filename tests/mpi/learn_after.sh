@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# auto's wait before it learns (TORUSGATHER_LEARN_AFTER), as a user meets it
+# under the preload: the default threshold is 50 ms; a short program (4
+# communicators, 10 calls of 8 B and 1 KiB each) that stays under the
+# threshold runs the vendor's allgather and never calibrates or measures
+# (a 10 s threshold here, so that a loaded machine cannot cross it); the
+# same program with more calls and a 2 ms threshold starts learning once
+# its allgathers have taken 2 ms, and then measures.
+#
+#   learn_after.sh PRELOAD_LIBRARY MPIEXEC ... tg-short-program
+set -u
+preload=$1
+shift
+fail() {
+  echo "learn_after: FAILED: $1"
+  exit 1
+}
+export TORUSGATHER_VERBOSE=1 TORUSGATHER_DIMS=2x2
+unset TORUSGATHER_LEARN_AFTER
+
+out=$(LD_PRELOAD=$preload "$@" --comms 1 --calls 1 2>&1)
+rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || fail "one call: exit status $rc"
+grep -Eq "allgather on a 2x2 torus \(4 ranks\): vendor -- waits to learn \(0\.00 of 50 ms" <<<"$out" ||
+  fail "one call: auto did not say it waits for 50 ms"
+
+out=$(TORUSGATHER_LEARN_AFTER=10 LD_PRELOAD=$preload "$@" --comms 4 --calls 10 2>&1)
+rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || fail "short program: exit status $rc"
+grep -q "short-program ranks=4 .* check=ok" <<<"$out" || fail "short program: no result line"
+grep -Eq "allgather on a 2x2 torus \(4 ranks\): vendor -- waits to learn \([0-9.]+ of 10000 ms" <<<"$out" ||
+  fail "short program: auto did not say it waits"
+! grep -Eq "machine \(measured\)|measuring|learns from now on" <<<"$out" ||
+  fail "short program: auto calibrated or measured"
+
+out=$(TORUSGATHER_LEARN_AFTER=0.002 LD_PRELOAD=$preload "$@" --comms 2 --calls 400 2>&1)
+rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 0 ] || fail "longer program: exit status $rc"
+grep -q "short-program ranks=4 .* check=ok" <<<"$out" || fail "longer program: no result line"
+grep -Eq "ms spent in allgathers on these ranks \(TORUSGATHER_LEARN_AFTER 2\.0 ms\): learns from now on" <<<"$out" ||
+  fail "longer program: the wait did not end"
+grep -Eq -- "-- measuring 1 of" <<<"$out" || fail "longer program: no trial after the wait"
+echo "learn_after: OK"
