@@ -23,7 +23,18 @@ struct Calibration {
   /// The measurement was implausible three times (a loaded machine): the
   /// machine is the defaults, nothing was cached, and auto measures calls.
   bool rejected = false;
+  bool measured = false;  ///< measured here (not the cache file's, not all given)
+  std::string shape;      ///< "P DIMS shared|network": what a measurement is compared with
 };
+
+/// A measured machine and when it was measured (UTC, ISO 8601).
+struct RecordedMachine {
+  Machine machine;
+  std::string when;
+};
+
+/// The time now, UTC, ISO 8601 ("2026-11-25T21:53:52Z").
+std::string now_utc();
 
 /// Collective on comm (the plan's private communicator, rank r = torus rank
 /// r). Rank 0 measures, or reads TORUSGATHER_CALIBRATION_FILE, and
@@ -31,7 +42,10 @@ struct Calibration {
 /// and TORUSGATHER_OVERHEAD replace what they name. Measured values that
 /// cannot be a machine's (α above 1 ms, a bandwidth above twice rank 0's
 /// memory-copy rate, larger messages no slower) are measured again, up to
-/// three times, then rejected: never cached, said on stderr.
+/// three times, then rejected: never cached, said on stderr. A measurement
+/// whose α or β is three times the last one of the same shape (this
+/// process's, else TORUSGATHER_TUNING_FILE's) or a third of it is made
+/// twice more, and each parameter is the median of the three.
 /// node_ranks k > 1: the torus's last axis is each node's ranks; rank 0
 /// also measures α and β against rank 1 on its node (TORUSGATHER_NODE_ALPHA
 /// and TORUSGATHER_NODE_BANDWIDTH replace them), and the cache line holds them.

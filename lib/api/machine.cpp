@@ -2,6 +2,9 @@
 #include "api/machine.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -13,6 +16,7 @@
 #include "api/errors.hpp"
 #include "api/group.hpp"
 #include "api/plan_cache.hpp"
+#include "api/tuning_file.hpp"
 #include "model/predictions.hpp"
 #include "model/closed_form.hpp"
 #ifdef TORUSGATHER_SMPI
@@ -23,21 +27,32 @@ namespace torusgather {
 
 namespace {
 
-/// The time of one `call`: the fastest of `reps` runs of two calls in a
-/// row less the fastest of one, each the slowest rank's, so that how far
-/// apart the ranks leave the barrier cancels out.
+/// The time of one `call`: over `reps` repetitions of one call and of two
+/// in a row (each the slowest rank's, so that how far apart the ranks leave
+/// the barrier cancels out), the median of two less one. A median, not the
+/// difference of two minima: one lucky single call against unlucky pairs
+/// on a busy machine made that a millisecond.
 double timed(MPI_Comm comm, int reps, const std::function<int()>& call, int* err) {
-  double best[2] = {1e30, 1e30};
+  std::vector<double> t(2 * static_cast<std::size_t>(reps), 0.0);
   for (int k = 0; k < reps && *err == MPI_SUCCESS; ++k)
     for (int calls = 1; calls <= 2 && *err == MPI_SUCCESS; ++calls) {
       PMPI_Barrier(comm);
       const double t0 = PMPI_Wtime();
       for (int c = 0; c < calls && *err == MPI_SUCCESS; ++c) *err = call();
-      best[calls - 1] = std::min(best[calls - 1], PMPI_Wtime() - t0);
+      t[2 * static_cast<std::size_t>(k) + static_cast<std::size_t>(calls - 1)] = PMPI_Wtime() - t0;
     }
-  if (*err == MPI_SUCCESS) *err = PMPI_Allreduce(MPI_IN_PLACE, best, 2, MPI_DOUBLE, MPI_MAX, comm);
-  return best[1] - best[0];
+  if (*err == MPI_SUCCESS)
+    *err = PMPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, comm);
+  std::vector<double> extra(static_cast<std::size_t>(reps));
+  for (std::size_t k = 0; k < extra.size(); ++k) extra[k] = t[2 * k + 1] - t[2 * k];
+  std::sort(extra.begin(), extra.end());
+  const std::size_t n = extra.size();
+  return n == 0 ? 0 : n % 2 ? extra[n / 2] : (extra[n / 2 - 1] + extra[n / 2]) / 2;
 }
+
+/// Above this, a round's cost beyond the model is not software but a busy
+/// machine's scheduling (here 0.5-0.7 us; one other busy process made it 1.39 ms).
+constexpr double kMaxSoftwarePerRound = 50e-6;
 
 /// What a round costs beyond the machine model in torusgather's executor
 /// and in the vendor's allgather: each runs with 8-byte blocks, and the
@@ -86,6 +101,30 @@ int measure_software(Plan& plan, Calibration* c) {
   return MPI_SUCCESS;
 }
 
+/// A software cost no machine has rejects the calibration, as calibrate()
+/// rejects implausible machines: the model takes its defaults and auto
+/// times more candidates (the same on every rank: the times were agreed).
+void check_software(const Plan& plan, Calibration* c) {
+  double worst = std::max(c->tg_per_round, c->vendor_per_round);
+  // A test hook: TORUSGATHER_TEST_FAULT=software plays a busy machine's 1 ms.
+  if (const char* f = std::getenv("TORUSGATHER_TEST_FAULT"); f && std::strcmp(f, "software") == 0) worst = 1e-3;
+  if (worst <= kMaxSoftwarePerRound || c->rejected) return;
+  char why[160];
+  std::snprintf(why, sizeof why, "software cost per round %.3g us, above %.0f us", worst * 1e6,
+                kMaxSoftwarePerRound * 1e6);
+  if (plan.rank == 0)
+    std::fprintf(stderr,
+                 "torusgather: calibration on %d ranks rejected (%s): a loaded machine? The cost model takes its "
+                 "defaults and auto times its candidates' calls\n",
+                 plan.size, why);
+  c->rejected = true;
+  c->source = std::string("rejected: ") + why + "; the defaults";
+  Machine defaults;
+  defaults.shared_memory = c->machine.shared_memory;
+  c->machine = defaults;
+  c->tg_per_round = c->vendor_per_round = 0;
+}
+
 }  // namespace
 
 int machine_of(Plan& plan, const Machine** m) {
@@ -115,6 +154,8 @@ int machine_of(Plan& plan, const Machine** m) {
       int err = calibrate(plan.comm, plan.torus, plan.node_ranks, c.get());
       if (err == MPI_SUCCESS) err = measure_software(plan, c.get());
       if (err != MPI_SUCCESS) return err;
+      check_software(plan, c.get());
+      if (plan.rank == 0) append_calibration(*c);
       if (cacheable) {
         std::lock_guard<std::mutex> lock(mutex);
         known[key] = *c;

@@ -2,7 +2,6 @@
 #include "api/tuning_file.hpp"
 
 #include <cstdio>
-#include <ctime>
 #include <string>
 
 #include "api/env.hpp"
@@ -65,17 +64,50 @@ void append_tuning(const Plan& plan, long cls, const TrialResult& r) {
   if (plan.rank != 0 || environment().tuning_file.empty()) return;
   const long long lo = 1LL << cls, hi = (1LL << (cls + 1)) - 1;
   if (FILE* f = std::fopen(environment().tuning_file.c_str(), "a")) {
-    char when[32] = "";
-    const std::time_t now = std::time(nullptr);
-    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    const std::string when = now_utc();
     std::fprintf(f, "%d %s %lld %lld %s # %s, median of %d calls, slowest rank: %s; %s%s%s\n", plan.size,
-                 plan.torus.to_string().c_str(), lo, hi, r.winner.name().c_str(), when, r.timed_rounds,
+                 plan.torus.to_string().c_str(), lo, hi, r.winner.name().c_str(), when.c_str(), r.timed_rounds,
                  r.times.c_str(), r.rule.c_str(), r.rounds.empty() ? "" : "; ", r.rounds.c_str());
     std::fclose(f);
   } else {
     std::fprintf(stderr, "torusgather: cannot append to TORUSGATHER_TUNING_FILE %s\n",
                  environment().tuning_file.c_str());
   }
+}
+
+void append_calibration(const Calibration& c) {
+  const std::string& path = environment().tuning_file;
+  if (path.empty() || !c.measured || c.rejected) return;
+  if (FILE* f = std::fopen(path.c_str(), "a")) {
+    const Machine& m = c.machine;
+    std::fprintf(f,
+                 "# calibration %s %s alpha %.6e beta %.6e delta %.6e overhead %.6e tg_per_round %.6e "
+                 "vendor_per_round %.6e\n",
+                 now_utc().c_str(), c.shape.c_str(), m.alpha, m.beta, m.delta, m.overhead, c.tg_per_round,
+                 c.vendor_per_round);
+    std::fclose(f);
+  }
+}
+
+bool last_recorded_calibration(const std::string& shape, RecordedMachine* out) {
+  const std::string& path = environment().tuning_file;
+  FILE* f = path.empty() ? nullptr : std::fopen(path.c_str(), "r");
+  if (!f) return false;
+  char line[1024];
+  bool found = false;
+  while (std::fgets(line, sizeof line, f)) {
+    char when[64], p[32], dims[256], kind[32];
+    double a = 0, b = 0;
+    if (std::sscanf(line, "# calibration %63s %31s %255s %31s alpha %lg beta %lg", when, p, dims, kind, &a, &b) == 6 &&
+        shape == std::string(p) + " " + dims + " " + kind && a > 0 && b > 0) {
+      out->machine.alpha = a;
+      out->machine.beta = b;
+      out->when = when;
+      found = true;  // the last line wins
+    }
+  }
+  std::fclose(f);
+  return found;
 }
 
 }  // namespace torusgather

@@ -144,8 +144,9 @@ TrialResult finish_trial(AutoState& state, long cls, const TrialDecision& d) {
       if (runner == vendor || d.median[i] < d.median[runner]) runner = i;
   if (runner != d.winner && d.median[d.winner] > 0) {
     char lead[160];
-    std::snprintf(lead, sizeof lead, "%s' median %.2fx %s's", t.picks[runner].name().c_str(),
-                  d.median[runner] / d.median[d.winner], r.winner.name().c_str());
+    auto of = [](const std::string& name) { return name + (name.back() == 's' ? "'" : "'s"); };
+    std::snprintf(lead, sizeof lead, "%s median %.2fx %s", of(t.picks[runner].name()).c_str(),
+                  d.median[runner] / d.median[d.winner], of(r.winner.name()).c_str());
     r.lead = lead;
   }
   if (d.fastest != vendor)

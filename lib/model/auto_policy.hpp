@@ -99,7 +99,7 @@ std::vector<Pick> fallback_chain(Pick pick);
 struct TrialResult {
   Pick winner;
   std::string times;   ///< "dim-rings 2.10 us, vendor 2.50 us"
-  std::string lead;    ///< by how much: "dim-rings' median 1.22x vendor's", or ""
+  std::string lead;    ///< by how much: "dim-rings's median 1.22x the vendor's", or ""
   std::string rounds;  ///< the fastest challenger's paired rounds against the vendor, or ""
   std::string rule;    ///< what settled it (trials.hpp)
   int timed_rounds = 0;  ///< rounds run (calls per candidate)
