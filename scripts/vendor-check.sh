@@ -11,12 +11,13 @@
 #                             [--out DIR]
 #
 # Builds build/ (Open MPI) and build-mpich/ where tg-bench is missing. The
-# torus is TORUSGATHER_DIMS if set, else 2xN/2 (2x2, 2x4). The 70 warm-up
-# calls per size hold auto's trials (at most 4 candidates x 16 calls, where
-# the calibration is rejected), so the timed calls are the ones after its
-# decision. Exit status 0
-# whatever the ratios: this measures, it does not judge (a shared 2-core
-# machine is noisy; see docs/usage.md, "auto that measures").
+# torus is TORUSGATHER_DIMS if set, else 2xN/2 (2x2, 2x4). auto learns at
+# once (TORUSGATHER_LEARN_AFTER=0 unless set), so that what is timed is
+# its decision, not its wait. The 70 warm-up calls per size hold auto's
+# trials (at most 4 candidates x 16 calls, where the calibration is
+# rejected), so the timed calls are the ones after its decision. Exit
+# status 0 whatever the ratios: this measures, it does not judge (a shared
+# 2-core machine is noisy; see docs/usage.md, "auto that measures").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,7 +70,8 @@ for mpi in $mpis; do
       tag=$mpi-np$np-run$run
       rm -f "$out/$tag.tuning"
       echo "vendor-check: $mpi, $np ranks, torus $dims, run $run" >&2
-      TORUSGATHER_DIMS=$dims TORUSGATHER_TUNING_FILE=$out/$tag.tuning "${launcher[@]}" -np "$np" \
+      TORUSGATHER_LEARN_AFTER=${TORUSGATHER_LEARN_AFTER:-0} TORUSGATHER_DIMS=$dims \
+        TORUSGATHER_TUNING_FILE=$out/$tag.tuning "${launcher[@]}" -np "$np" \
         $dir/bin/tg-bench --sizes "$sizes" --algorithms auto --reps "$reps" --iters "$iters" --warmup 70 \
         --csv "$out/$tag.csv" >/dev/null
       # tg-bench's columns: ranks,bytes,datatype,algorithm,ran,avg_us,min_us,max_us,...

@@ -21,13 +21,15 @@ namespace {
 
 /// A repeated call that auto or a name hands to the vendor, with buffers
 /// that pass the checks: straight to it, outside the allgather's frame, so
-/// that it adds a few loads and compares.
+/// that it adds a few loads and compares (while auto waits to learn: and a
+/// count, unless the call is one that is timed or agreed on).
 inline bool handed_off(const char* algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                        void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* err) {
   Plan* known = comm == MPI_COMM_NULL ? nullptr : find_plan(comm);
   if (!known) return false;
   const CallMemo* m = repeated_call(*known, algorithm, sendbuf, sendcount, sendtype, recvcount, recvtype);
-  if (!m || !m->hand_off || m->waiting || !buffers_fit(*known, *m, sendbuf, recvbuf)) return false;
+  if (!m || !m->hand_off || !buffers_fit(*known, *m, sendbuf, recvbuf)) return false;
+  if (m->waiting && !count_plain_waiting_call(*known)) return false;  // timed or a check point
   *err = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   return true;
 }

@@ -13,8 +13,6 @@
 namespace torusgather {
 namespace {
 
-constexpr unsigned long kSampleEvery = 16;
-
 std::mutex g_mutex;
 /// Seconds this rank has spent in waiting calls, per group of ranks (the
 /// process's communicators over the same ranks share it).
@@ -61,14 +59,14 @@ int learning_allowed(Plan& plan, bool* allowed) {
 
 bool time_waiting_call(const Plan& plan) {
   const unsigned long n = plan.learning.calls + 1;
-  return n <= kSampleEvery || n % kSampleEvery == 0;
+  return n <= kWaitSampleEvery || n % kWaitSampleEvery == 0;
 }
 
 int count_waiting_call(Plan& plan, double seconds) {
   LearningWait& w = plan.learning;
   const unsigned long n = ++w.calls;
-  if (seconds > 0) add_spent(plan, n <= kSampleEvery ? seconds : seconds * static_cast<double>(kSampleEvery));
-  if (w.open || n < kSampleEvery || (n & (n - 1)) != 0) return MPI_SUCCESS;  // checks at 16, 32, 64, ...
+  if (seconds > 0) add_spent(plan, n <= kWaitSampleEvery ? seconds : seconds * static_cast<double>(kWaitSampleEvery));
+  if (w.open || n < kWaitSampleEvery || (n & (n - 1)) != 0) return MPI_SUCCESS;  // checks at 16, 32, 64, ...
   return check(plan);
 }
 
