@@ -19,10 +19,15 @@ std::mutex g_mutex;
 std::map<std::string, double> g_spent;
 
 double add_spent(Plan& plan, double seconds) {
-  const std::string& key = group_key(plan);
-  if (key.empty()) return plan.learning.own_seconds += seconds;
+  LearningWait& w = plan.learning;
+  if (!w.group_seconds) {
+    const std::string& key = group_key(plan);
+    if (key.empty()) return w.own_seconds += seconds;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    w.group_seconds = &g_spent[key];  // a map's entries stay where they are
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
-  return g_spent[key] += seconds;
+  return *w.group_seconds += seconds;
 }
 
 /// The ranks agree on the group's time (the slowest rank's account); the
@@ -57,16 +62,13 @@ int learning_allowed(Plan& plan, bool* allowed) {
   return MPI_SUCCESS;
 }
 
-bool time_waiting_call(const Plan& plan) {
-  const unsigned long n = plan.learning.calls + 1;
-  return n <= kWaitSampleEvery || n % kWaitSampleEvery == 0;
-}
+bool time_waiting_call(const Plan& plan) { return waiting_call_timed(plan.learning.calls + 1); }
 
 int count_waiting_call(Plan& plan, double seconds) {
   LearningWait& w = plan.learning;
   const unsigned long n = ++w.calls;
-  if (seconds > 0) add_spent(plan, n <= kWaitSampleEvery ? seconds : seconds * static_cast<double>(kWaitSampleEvery));
-  if (w.open || n < kWaitSampleEvery || (n & (n - 1)) != 0) return MPI_SUCCESS;  // checks at 16, 32, 64, ...
+  if (seconds > 0) add_spent(plan, n <= kWaitFirst ? seconds : seconds * static_cast<double>(kWaitSampleEvery));
+  if (w.open || !waiting_call_agreed(n)) return MPI_SUCCESS;
   return check(plan);
 }
 

@@ -11,9 +11,16 @@
 
 namespace torusgather {
 
-/// While waiting, calls are timed 1 in kWaitSampleEvery (all of the first
-/// kWaitSampleEvery), and the ranks agree at calls 16, 32, 64, ...
-constexpr unsigned long kWaitSampleEvery = 16;
+/// While waiting, every one of the first kWaitFirst calls is timed, then 1
+/// in kWaitSampleEvery (weighted so); the ranks agree at calls kWaitFirst,
+/// 2 kWaitFirst, 4 kWaitFirst, ...
+constexpr unsigned long kWaitFirst = 16;
+constexpr unsigned long kWaitSampleEvery = 64;
+
+/// Whether waiting call n (from 1) is timed.
+inline bool waiting_call_timed(unsigned long n) { return n <= kWaitFirst || n % kWaitSampleEvery == 0; }
+/// Whether the ranks agree after waiting call n.
+inline bool waiting_call_agreed(unsigned long n) { return n >= kWaitFirst && (n & (n - 1)) == 0; }
 
 /// Whether auto may learn on this plan. The first time a plan asks, and
 /// while the wait is not over, the ranks agree (collective) on the time
@@ -21,11 +28,10 @@ constexpr unsigned long kWaitSampleEvery = 16;
 int learning_allowed(Plan& plan, bool* allowed);
 
 /// Counts a call that auto handed to the vendor while waiting: `seconds`
-/// its time on this rank, < 0 where it was not timed (sampled calls are
-/// weighted by kWaitSampleEvery after the first ones). Collective at
-/// the plan's check points (calls 16, 32, 64, ...): the ranks agree on the
-/// time spent, and where the wait is over the plan's waiting memos go, so
-/// that the next call decides anew.
+/// its time on this rank, < 0 where it was not timed. Collective where
+/// waiting_call_agreed(): the ranks agree on the time spent, and where the
+/// wait is over the plan's waiting memos go, so that the next call decides
+/// anew.
 int count_waiting_call(Plan& plan, double seconds);
 
 /// Whether this waiting call should be timed (local).
@@ -36,7 +42,7 @@ bool time_waiting_call(const Plan& plan);
 /// counted) for the others, which take count_waiting_call(). Local.
 inline bool count_plain_waiting_call(Plan& plan) {
   const unsigned long n = plan.learning.calls + 1;
-  if (n <= kWaitSampleEvery || n % kWaitSampleEvery == 0) return false;
+  if (waiting_call_timed(n) || waiting_call_agreed(n)) return false;
   plan.learning.calls = n;
   return true;
 }

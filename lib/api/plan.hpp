@@ -147,6 +147,7 @@ struct LearningWait {
   unsigned long calls = 0;      ///< calls handed to the vendor while waiting
   double agreed_seconds = 0;    ///< the group's time at the last agreement
   double own_seconds = 0;       ///< this plan's own account, where the group has no key
+  double* group_seconds = nullptr;  ///< the group's account (api/learning.cpp), once looked up
 };
 /// Everything torusgather keeps per communicator: built collectively on
 /// the first call, deleted with the communicator (an MPI attribute).
