@@ -111,7 +111,7 @@ int allgather(bool handle, const char* algorithm, const void* sendbuf, int sendc
     PMPI_Type_size(recvtype, &type_size);
     const long long block_bytes = static_cast<long long>(recvcount) * type_size;
     if ((err = choose(*plan, requested, block_bytes, Purpose::call, &c)) != MPI_SUCCESS) return raise(comm, err);
-    report_choice(*plan, "allgather", requested, c.schedule, c.chosen, c.note, c.trial_class);
+    report_choice(*plan, "allgather", requested, c);
   }
 
   fill_memo(&call, requested, sendbuf, sendcount, sendtype, recvcount, recvtype, c.schedule);

@@ -113,7 +113,7 @@ int allgatherv(bool handle, const char* algorithm, const void* sendbuf, int send
     // and trial sequence: auto times allgatherv calls as allgather calls.
     const long long block_bytes = static_cast<long long>(largest) * rsize;
     if ((err = choose(*plan, requested, block_bytes, Purpose::call, &c)) != MPI_SUCCESS) return raise(comm, err);
-    report_choice(*plan, "allgatherv", requested, c.schedule, c.chosen, c.note, c.trial_class, block_bytes);
+    report_choice(*plan, "allgatherv", requested, c, block_bytes);
   }
   const Schedule* schedule = c.schedule;
   const long trial = c.trial_class;

@@ -135,7 +135,7 @@ int record_trial(Plan& plan, long cls, double seconds) {
     return err;
   }
   t.slowest.insert(t.slowest.end(), round.begin(), round.end());
-  const TrialDecision d = decide_trial(t.slowest, n, t.per_candidate, kVendorMargin);
+  const TrialDecision d = decide_trial(t.slowest, n, t.per_candidate, kVendorMargin, t.early_win);
   if (!d.settled) return MPI_SUCCESS;
   const TrialResult r = finish_trial(plan.autos, cls, d);
   share_decision(plan, cls, r.winner);

@@ -98,7 +98,7 @@ int allgather_init(bool handle, const void* sendbuf, int sendcount, MPI_Datatype
     if ((err = choose(*plan, requested, static_cast<long long>(recvcount) * type_size, Purpose::persistent, &c)) !=
         MPI_SUCCESS)
       return raise(comm, err);
-    report_choice(*plan, "allgather_init", requested, c.schedule, c.chosen, c.note, c.trial_class);
+    report_choice(*plan, "allgather_init", requested, c);
     schedule = c.schedule;
     if (!schedule || r->call.recv.extent <= 0) return vendor();  // extent <= 0: blocks that run backwards
   }

@@ -23,15 +23,26 @@ std::string described(const std::string& chosen, const Schedule* schedule) {
 
 }  // namespace
 
-void report_choice(Plan& plan, const char* call, const std::string& requested, const Schedule* schedule,
-                   const std::string& chosen, const std::string& note, long trial, long long largest_block) {
+void report_choice(Plan& plan, const char* call, const std::string& requested, const Choice& c,
+                   long long largest_block) {
   if (!environment().verbose || plan.rank != 0) return;
-  if (trial != kNoTrial && environment().verbose < 2)
-    if (auto it = plan.autos.trials.find(trial); it != plan.autos.trials.end() && !it->second.seconds.empty()) return;
-  const std::string what = described(chosen, schedule);
+  const std::string& chosen = c.chosen;
+  const std::string& note = c.note;
+  if (c.trial_class != kNoTrial && environment().verbose < 2)
+    if (auto it = plan.autos.trials.find(c.trial_class); it != plan.autos.trials.end() && !it->second.seconds.empty())
+      return;
+  const std::string what = described(chosen, c.schedule);
   // Once per plan, entry point, request and outcome; level 2: every note too.
   const std::string key = std::string(call) + "/" + requested + "/" + what + (environment().verbose >= 2 ? "/" + note : "");
   if (!plan.announced.insert(key).second) return;
+  if (c.waiting && environment().verbose < 2) {
+    // auto's wait, once per torus and entry point in the process: a program
+    // that duplicates its communicators would say it for each.
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!said.insert(plan.torus.to_string() + "/" + std::to_string(plan.node_ranks) + "/" + call).second) return;
+  }
   const bool no_torus = plan.source == TorusSource::none;
   const bool vendor = is_vendor(chosen);
   const std::string ranks = std::to_string(plan.size) + " ranks";

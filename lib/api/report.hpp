@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "api/decide.hpp"
 #include "api/plan.hpp"
 #include "model/auto_policy.hpp"
 #include "model/selector.hpp"
@@ -14,12 +15,12 @@ namespace torusgather {
 
 /// Rank 0 says, once per plan, entry point (`call`: "allgather",
 /// "allgatherv", "allgather_init"), request and outcome, what runs and why:
-///   torusgather: allgather on a 4x4 torus (16 ranks): dim-rings (2,halves) -- measuring 1 of 48
-/// A timed trial (size class `trial`, else kNoTrial) says its first call
-/// only (TORUSGATHER_VERBOSE=2: every call). largest_block >= 0 adds
-/// ", largest block N B" (allgatherv).
-void report_choice(Plan& plan, const char* call, const std::string& requested, const Schedule* schedule,
-                   const std::string& chosen, const std::string& note, long trial, long long largest_block = -1);
+///   torusgather: allgather on a 4x4 torus (16 ranks): dim-rings (2,halves) -- measuring 1 of at most 48
+/// A timed trial says its first call only, and auto's wait once per torus
+/// in the process (TORUSGATHER_VERBOSE=2: every call). largest_block >= 0
+/// adds ", largest block N B" (allgatherv).
+void report_choice(Plan& plan, const char* call, const std::string& requested, const Choice& c,
+                   long long largest_block = -1);
 
 /// Rank 0 prints the model's table once per torus and size class in the
 /// process (TORUSGATHER_VERBOSE=2: once per plan and size class).

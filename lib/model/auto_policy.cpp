@@ -80,12 +80,14 @@ int decide_auto(AutoState& state, const AutoInputs& in, long long block_bytes, A
     const std::size_t keep = in.trial_algorithms ? in.trial_algorithms() : 2;
     // The model as the prior: a candidate it puts at kPriorFactor times the
     // vendor's time or more is not tried.
+    const bool trusted = !in.prior_trusted || in.prior_trusted();
+    t.early_win = trusted;
     double vendor_time = -1;
     for (const Candidate& c : out->table)
       if (c.pick.vendor && c.why_not.empty() && c.predicted > 0) vendor_time = c.predicted;
     for (const Candidate* c : ranked(out->table))
       if (!c->pick.vendor && t.picks.size() < keep &&
-          !((!in.prior_trusted || in.prior_trusted()) && vendor_time > 0 && c->predicted >= kPriorFactor * vendor_time))
+          !(trusted && vendor_time > 0 && c->predicted >= kPriorFactor * vendor_time))
         t.picks.push_back(c->pick);
     if (t.picks.empty()) {
       single(out, Pick::the_vendor(), "no trial: the model puts every candidate at " +

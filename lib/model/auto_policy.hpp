@@ -34,6 +34,7 @@ struct Trial {
   std::vector<double> seconds;
   std::vector<double> slowest;  ///< whole rounds only; round 0 (untimed) as zeros
   int per_candidate = 0;  ///< the most timed calls per candidate, besides an untimed first
+  bool early_win = true;  ///< a challenger may win before the last round (decide_trial)
   std::size_t calls() const { return picks.size() * static_cast<std::size_t>(per_candidate + 1); }
 };
 

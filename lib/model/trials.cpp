@@ -37,7 +37,8 @@ bool all_faster(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-TrialDecision decide_trial(const std::vector<double>& seconds, std::size_t n, int max_rounds, double margin) {
+TrialDecision decide_trial(const std::vector<double>& seconds, std::size_t n, int max_rounds, double margin,
+                           bool early_win) {
   TrialDecision d;
   d.median.assign(n, 0);
   if (n == 0) return d;
@@ -76,7 +77,7 @@ TrialDecision decide_trial(const std::vector<double>& seconds, std::size_t n, in
     for (std::size_t i = 0; i < vendor; ++i) ahead = ahead && all_faster(times[vendor], times[i]);
     if (ahead) return settle(vendor, "the vendor faster in every call");
   }
-  if (max_rounds >= kEarlyWinRounds && d.rounds < max_rounds) {
+  if (early_win && max_rounds >= kEarlyWinRounds && d.rounds < max_rounds) {
     if (d.rounds >= 4)
       if (const std::size_t i = best_challenger([&](std::size_t c) { return all_faster(times[c], times[vendor]); });
           i != vendor)

@@ -46,7 +46,7 @@ struct TrialDecision {
 /// max_rounds timed rounds. It settles, in this order:
 ///  - the vendor, from 3 rounds, where each of its calls was faster than
 ///    every call of every challenger;
-///  - a challenger (where max_rounds >= kEarlyWinRounds) whose median
+///  - a challenger (where max_rounds >= kEarlyWinRounds and early_win) whose median
 ///    beats the vendor's by the factor `margin`, from 4 rounds where each
 ///    of its calls was faster than every vendor call (a chance of 1 in 70
 ///    for two alike), or from 6 rounds where it was the faster in every
@@ -56,6 +56,9 @@ struct TrialDecision {
 ///    beats it by `margin` and won wins_needed(max_rounds) rounds (1.8 %
 ///    at 12 of 15), else the vendor. The promise is never to be slower than
 ///    the vendor: a challenger wins by chance at most 4.8 % of the time.
-TrialDecision decide_trial(const std::vector<double>& seconds, std::size_t n, int max_rounds, double margin);
+/// early_win false: no challenger wins before the last round (a machine
+/// too loaded to calibrate, whose call times come in scheduler ticks).
+TrialDecision decide_trial(const std::vector<double>& seconds, std::size_t n, int max_rounds, double margin,
+                           bool early_win = true);
 
 }  // namespace torusgather

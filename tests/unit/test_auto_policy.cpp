@@ -89,5 +89,6 @@ TEST(AutoPolicy, TheModelAsPriorLeavesOutCandidatesItPutsAtTwiceTheVendor) {
     ASSERT_EQ(tg::decide_auto(state, in, 8, &d), 0);
     ASSERT_NE(d.trial_class, tg::kNoTrial);
     EXPECT_EQ(state.trials.at(d.trial_class).picks.size(), 3u);
+    EXPECT_FALSE(state.trials.at(d.trial_class).early_win);  // nor wins before the last round
   }
 }

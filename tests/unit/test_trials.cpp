@@ -107,6 +107,8 @@ TEST(Trials, AChallengerFasterInEveryCallSettlesAfterFourRounds) {
   // Short trials (5 rounds, blocks from 64 KiB) take no early win: the
   // sign test of their last round decides.
   EXPECT_FALSE(tg::decide_trial(calls_of({{5, 5, 5, 5}, {10, 10, 10, 10}}), 2, 5, 0.95).settled);
+  // A machine too loaded to calibrate: no early win.
+  EXPECT_FALSE(tg::decide_trial(calls_of({{5, 5, 5, 5}, {10, 10, 10, 10}}), 2, 15, 0.95, false).settled);
   // Faster in every call but within the 5 % margin: no early win.
   EXPECT_FALSE(tg::decide_trial(calls_of({{9.7, 9.7, 9.7, 9.7}, {10, 10, 10, 10}}), 2, 15, 0.95).settled);
 }
