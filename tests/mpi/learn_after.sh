@@ -19,28 +19,33 @@ fail() {
 export TORUSGATHER_VERBOSE=1 TORUSGATHER_DIMS=2x2
 unset TORUSGATHER_LEARN_AFTER
 
-out=$(LD_PRELOAD=$preload "$@" --comms 1 --calls 1 2>&1)
-rc=$?
-printf '%s\n' "$out"
-[ "$rc" -eq 0 ] || fail "one call: exit status $rc"
+# run NAME THRESHOLD COMMS CALLS: the program under the preload (THRESHOLD
+# "" for the default); its output in $out, its exit status and result line checked.
+run() {
+  local name=$1 threshold=$2 comms=$3 calls=$4
+  if [ -n "$threshold" ]; then
+    out=$(TORUSGATHER_LEARN_AFTER=$threshold LD_PRELOAD=$preload "${program[@]}" --comms "$comms" --calls "$calls" 2>&1)
+  else
+    out=$(LD_PRELOAD=$preload "${program[@]}" --comms "$comms" --calls "$calls" 2>&1)
+  fi
+  local rc=$?
+  printf '%s\n' "$out"
+  [ "$rc" -eq 0 ] || fail "$name: exit status $rc"
+  grep -q "short-program ranks=4 .* check=ok" <<<"$out" || fail "$name: no result line"
+}
+program=("$@")
+
+run "one call" "" 1 1
 grep -Eq "allgather on a 2x2 torus \(4 ranks\): vendor -- waits to learn \(0\.00 of 50 ms" <<<"$out" ||
   fail "one call: auto did not say it waits for 50 ms"
 
-out=$(TORUSGATHER_LEARN_AFTER=10 LD_PRELOAD=$preload "$@" --comms 4 --calls 10 2>&1)
-rc=$?
-printf '%s\n' "$out"
-[ "$rc" -eq 0 ] || fail "short program: exit status $rc"
-grep -q "short-program ranks=4 .* check=ok" <<<"$out" || fail "short program: no result line"
+run "short program" 10 4 10
 grep -Eq "allgather on a 2x2 torus \(4 ranks\): vendor -- waits to learn \([0-9.]+ of 10000 ms" <<<"$out" ||
   fail "short program: auto did not say it waits"
 ! grep -Eq "machine \(measured\)|measuring|learns from now on" <<<"$out" ||
   fail "short program: auto calibrated or measured"
 
-out=$(TORUSGATHER_LEARN_AFTER=0.002 LD_PRELOAD=$preload "$@" --comms 2 --calls 400 2>&1)
-rc=$?
-printf '%s\n' "$out"
-[ "$rc" -eq 0 ] || fail "longer program: exit status $rc"
-grep -q "short-program ranks=4 .* check=ok" <<<"$out" || fail "longer program: no result line"
+run "longer program" 0.002 2 400
 grep -Eq "ms spent in allgathers on these ranks \(TORUSGATHER_LEARN_AFTER 2\.0 ms\): learns from now on" <<<"$out" ||
   fail "longer program: the wait did not end"
 grep -Eq -- "-- measuring 1 of" <<<"$out" || fail "longer program: no trial after the wait"
