@@ -71,10 +71,19 @@ class DimRingsProgram final : public RankProgram {
 
 }  // namespace
 
-DimRingsSchedule::DimRingsSchedule(const Torus& torus, int colours, bool whole_antipode)
-    : Schedule(torus), axes_(torus.active_axes()), whole_(whole_antipode) {
-  const int all = static_cast<int>(axes_.size());
-  colours_ = colours <= 0 ? all : std::min(colours, all);
+DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
+    : Schedule(torus), axes_(torus.active_axes()), whole_(params.whole_antipode) {
+  std::vector<int> shorts, longs;
+  for (int a : axes_) (torus.dim(a) == 2 ? shorts : longs).push_back(a);
+  short_first_ = params.short_first && !shorts.empty() && !longs.empty();
+  if (short_first_) {
+    shorts_ = shorts;
+    rotated_ = longs;
+  } else {
+    rotated_ = axes_;
+  }
+  const int all = std::max<int>(1, static_cast<int>(rotated_.size()));
+  colours_ = params.colours <= 0 ? all : std::min(params.colours, all);
   for (int a = 0; a < torus.ndims(); ++a) rounds_ += ring_steps(torus.dim(a));
   // Colours start on different axes but phases of unequal length (or fewer
   // colours than axes) leave some ports idle in a round: count the worst
@@ -137,31 +146,38 @@ void DimRingsSchedule::for_each_step(const std::function<void(long long, const C
     }
 }
 
-std::string DimRingsSchedule::to_string(int colours, bool whole_antipode) {
-  return std::to_string(colours) + (whole_antipode ? ",whole" : ",halves");
+std::string DimRingsSchedule::to_string(const DimRingsParams& p) {
+  return std::to_string(p.colours) + (p.whole_antipode ? ",whole" : ",halves") + (p.short_first ? ",short" : "");
 }
 
-bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, int* colours, bool* whole_antipode,
-                             std::string* why) {
-  const int most = std::max<int>(1, static_cast<int>(torus.active_axes().size()));
+bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRingsParams* out, std::string* why) {
+  const std::vector<int> axes = torus.active_axes();
+  const int most = std::max<int>(1, static_cast<int>(axes.size()));
+  int longs = 0;
+  for (int a : axes) longs += torus.dim(a) > 2 ? 1 : 0;
   const auto comma = text.find(',');
-  const std::string count = text.substr(0, comma), how = comma == std::string::npos ? "" : text.substr(comma + 1);
+  const std::string count = text.substr(0, comma);
+  std::string how = comma == std::string::npos ? "" : text.substr(comma + 1);
+  const bool short_first = how.size() > 6 && how.compare(how.size() - 6, 6, ",short") == 0;
+  if (short_first) how.resize(how.size() - 6);
+  // Short-first rotates the colours over the sides > 2 (all sides where
+  // there are none of 2, or none longer).
+  const int limit = short_first && longs > 0 && longs < static_cast<int>(axes.size()) ? longs : most;
   char* end = nullptr;
   const long c = std::strtol(count.c_str(), &end, 10);
-  if (count.empty() || *end != '\0' || c < 1 || c > most || (how != "halves" && how != "whole")) {
-    *why = "dim-rings parameters '" + text + "' are not 'C,halves' or 'C,whole' with 1 <= C <= " +
-           std::to_string(most) + " (the sides > 1)";
+  if (count.empty() || *end != '\0' || c < 1 || c > limit || (how != "halves" && how != "whole")) {
+    *why = "dim-rings parameters '" + text + "' are not 'C,halves' or 'C,whole', optionally with ',short', with " +
+           "1 <= C <= " + std::to_string(most) + " (the sides > 1; with ',short' the sides > 2)";
     return false;
   }
-  *colours = static_cast<int>(c);
-  *whole_antipode = how == "whole";
+  *out = DimRingsParams{static_cast<int>(c), how == "whole", short_first};
   return true;
 }
 
 std::string DimRingsSchedule::best(const Torus& torus, double r, double q) {
   const int most = std::max<int>(1, static_cast<int>(torus.active_axes().size()));
-  const auto cost = [&](int colours, bool whole) {
-    const DimRingsSchedule s(torus, colours, whole);
+  const auto cost = [&](const DimRingsParams& v) {
+    const DimRingsSchedule s(torus, v);
     double total = 0;
     long long current = 0;
     int messages = 0;
@@ -188,21 +204,29 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q) {
     flush();
     return total;
   };
-  const double paper = cost(most, false);
+  const DimRingsParams paper_params{most, false, false};
+  const double paper = cost(paper_params);
   double best_cost = paper;
-  std::string best = to_string(most, false);
+  DimRingsParams best = paper_params;
   // One colour or all: in between, colours share axes of unequal length,
   // and the model misjudged it (4 colours on bgq's 4x4x4x4x2 at 1 KiB,
-  // 5 % slower than 5 in SimGrid).
-  for (int c : {1, most})
-    for (bool whole : {false, true}) {
-      const double x = cost(c, whole);
-      if (x < best_cost && x < paper / 1.05) {
-        best_cost = x;
-        best = to_string(c, whole);
-      }
+  // 5 % slower than 5 in SimGrid). Short-first: one colour, or one per side > 2.
+  int longs = 0;
+  for (int a : torus.active_axes()) longs += torus.dim(a) > 2 ? 1 : 0;
+  std::vector<DimRingsParams> variants;
+  for (bool whole : {false, true}) {
+    for (int c : {1, most}) variants.push_back({c, whole, false});
+    if (longs > 0 && longs < most)
+      for (int c : {1, longs}) variants.push_back({c, whole, true});
+  }
+  for (const DimRingsParams& v : variants) {
+    const double x = cost(v);
+    if (x < best_cost && x < paper / 1.05) {
+      best_cost = x;
+      best = v;
     }
-  return best;
+  }
+  return to_string(best);
 }
 
 std::unique_ptr<RankProgram> DimRingsSchedule::program(Rank r) const {
@@ -231,7 +255,8 @@ StructuralProof DimRingsSchedule::prove() const {
   // Phase f sends prod(previous sides) * (n_f - 1) parts: telescopes to P - 1.
   proof.volume_per_rank_blocks = static_cast<double>(torus().size() - 1);
   proof.detail = "bidirectional rings along " + std::to_string(axes_.size()) + " axes in " +
-                 std::to_string(colours_) + " colours" + (whole_ ? ", antipodes whole" : "");
+                 std::to_string(colours_) + " colours" + (whole_ ? ", antipodes whole" : "") +
+                 (short_first_ ? ", sides of 2 first" : "");
   return proof;
 }
 

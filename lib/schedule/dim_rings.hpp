@@ -5,7 +5,12 @@
 // runs the axes in the order c, c+1, ... so that with C = D all 2D links
 // carry data. Any shape. Fewer colours, and the antipode's group sent whole
 // one way instead of in halves both ways, mean fewer messages per round: the
-// variants for small blocks, chosen per call from r = α/(sβ).
+// variants for small blocks, chosen per call from r = α/(sβ). Where sides
+// of 2 (one link, both ways to the one neighbour) stand beside longer
+// sides, a colour that ends on a side of 2 pushes its largest phase through
+// one link while the others idle: the short-first order runs every side of
+// 2 first, while the groups are small, and rotates the colours over the
+// longer sides alone.
 #pragma once
 
 #include <functional>
@@ -16,12 +21,24 @@
 
 namespace torusgather {
 
+/// dim-rings' variant: TORUSGATHER_DIM_RINGS's "C,halves", "C,whole", or
+/// either with ",short".
+struct DimRingsParams {
+  /// 0: one per axis the colours rotate over (the paper's colouring).
+  int colours = 0;
+  /// The last step of an even ring carries the antipode's group whole,
+  /// towards +axis only, instead of a half each way.
+  bool whole_antipode = false;
+  /// Every side of 2 first, for every colour; the colours rotate over the
+  /// sides > 2 (where there are both).
+  bool short_first = false;
+};
+
 class DimRingsSchedule final : public Schedule {
  public:
-  /// colours 0: one per side > 1 (the paper's colouring). whole_antipode:
-  /// the last step of an even ring carries the antipode's group whole,
-  /// towards +axis only, instead of a half each way.
-  explicit DimRingsSchedule(const Torus& torus, int colours = 0, bool whole_antipode = false);
+  explicit DimRingsSchedule(const Torus& torus, DimRingsParams params = {});
+  DimRingsSchedule(const Torus& torus, int colours, bool whole_antipode = false)
+      : DimRingsSchedule(torus, DimRingsParams{colours, whole_antipode, false}) {}
 
   const char* name() const override { return "dim-rings"; }
   /// Sum over the axes of floor(n_i / 2).
@@ -30,6 +47,8 @@ class DimRingsSchedule final : public Schedule {
   /// One phase per side > 1.
   int phases() const { return static_cast<int>(axes_.size()); }
   bool whole_antipode() const { return whole_; }
+  /// The variant as built (colours resolved, short_first only where it applies).
+  DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_}; }
   int claimed_max_link_messages_per_round() const override { return max_link_messages_; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
   /// A ring of n delivers everything in floor(n/2) bidirectional steps; after
@@ -39,7 +58,9 @@ class DimRingsSchedule final : public Schedule {
 
   /// The axis colour c uses in phase f.
   int phase_axis(int colour, int phase) const {
-    return axes_[(colour + phase) % axes_.size()];
+    const auto f = static_cast<std::size_t>(phase);
+    if (f < shorts_.size()) return shorts_[f];
+    return rotated_[(static_cast<std::size_t>(colour) + f - shorts_.size()) % rotated_.size()];
   }
 
   /// One colour's messages in one round: along `axis`, each carrying
@@ -54,20 +75,28 @@ class DimRingsSchedule final : public Schedule {
   /// Calls f(round, step) for every colour at work, rounds in order: O(rounds · C).
   void for_each_step(const std::function<void(long long, const ColourStep&)>& f) const;
 
-  /// Parameters as text, "C,halves" or "C,whole" (TORUSGATHER_DIM_RINGS).
-  static std::string to_string(int colours, bool whole_antipode);
-  static bool parse(const std::string& text, const Torus& torus, int* colours, bool* whole_antipode, std::string* why);
+  /// Parameters as text, "C,halves" or "C,whole", ",short" added for the
+  /// short-first order (TORUSGATHER_DIM_RINGS).
+  static std::string to_string(const DimRingsParams& p);
+  static std::string to_string(int colours, bool whole_antipode) {
+    return to_string(DimRingsParams{colours, whole_antipode, false});
+  }
+  static bool parse(const std::string& text, const Torus& torus, DimRingsParams* out, std::string* why);
   /// The variant cheapest for r = α/(sβ) and a software cost of q·α per
   /// message beyond a round's first send and receive, among 1 and D
-  /// colours. The paper's (D colours, halves) unless another is at least
-  /// 5 % cheaper: the model cannot see what else a message costs, and ties
-  /// go to the paper.
+  /// colours, and the short-first order where the torus has sides of 2 and
+  /// longer ones. The paper's (D colours, halves) unless another is at
+  /// least 5 % cheaper: the model cannot see what else a message costs, and
+  /// ties go to the paper.
   static std::string best(const Torus& torus, double r, double q);
 
  private:
-  std::vector<int> axes_;
+  std::vector<int> axes_;     ///< the sides > 1
+  std::vector<int> shorts_;   ///< short-first: the sides of 2, run first by every colour
+  std::vector<int> rotated_;  ///< the axes the colours rotate over
   int colours_ = 0;
   bool whole_ = false;
+  bool short_first_ = false;
   long long rounds_ = 0;
   int max_link_messages_ = 0;
   double max_link_blocks_ = 0;

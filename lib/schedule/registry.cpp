@@ -67,14 +67,10 @@ const TunedParams kDimRings = {
     "TORUSGATHER_DIM_RINGS",
     [](const Torus& t, const BuildContext& c) { return DimRingsSchedule::best(t, c.r, c.overhead_ratio); },
     [](const std::string& text, const Torus& t, std::string* why) {
-      int colours = 0;
-      bool whole = false;
-      return DimRingsSchedule::parse(text, t, &colours, &whole, why);
+      DimRingsParams p;
+      return DimRingsSchedule::parse(text, t, &p, why);
     },
-    [](const Schedule& s) {
-      const auto& d = static_cast<const DimRingsSchedule&>(s);
-      return DimRingsSchedule::to_string(d.colours(), d.whole_antipode());
-    }};
+    [](const Schedule& s) { return DimRingsSchedule::to_string(static_cast<const DimRingsSchedule&>(s).params()); }};
 
 /// The context's parameters as text, or the best for its r.
 std::string params_text(const Torus& t, const BuildContext& c, const TunedParams& tuned) {
@@ -183,12 +179,10 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "bidirectional rings along each dimension in turn, d colours (Juurlink, Rao & Sibeyn, approach 1); for small blocks fewer colours and the antipode's group whole, fewer messages per round",
        [](const Torus&) { return std::string(); },
        [](const Torus& t, const BuildContext& c) -> std::unique_ptr<Schedule> {
-         int colours = 0;
-         bool whole = false;
+         DimRingsParams p;
          std::string why;
-         if (!DimRingsSchedule::parse(params_text(t, c, kDimRings), t, &colours, &whole, &why))
-           throw std::invalid_argument(why);
-         return std::make_unique<DimRingsSchedule>(t, colours, whole);
+         if (!DimRingsSchedule::parse(params_text(t, c, kDimRings), t, &p, &why)) throw std::invalid_argument(why);
+         return std::make_unique<DimRingsSchedule>(t, p);
        },
        nullptr, &kDimRings},
       {AlgorithmId::lee_code, "lee-code",
@@ -269,7 +263,12 @@ const std::vector<AlgorithmInfo>& algorithms() {
        &NodeSlicedSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) {
          return node_sliced(t, c, [](const Torus& n) -> std::unique_ptr<Schedule> {
-           return std::make_unique<DimRingsSchedule>(n);
+           // The variant with the least bandwidth time (short-first where it
+           // wins on the node torus): it also sends no more messages.
+           DimRingsParams p;
+           std::string why;
+           DimRingsSchedule::parse(DimRingsSchedule::best(n, 0, 0), n, &p, &why);
+           return std::make_unique<DimRingsSchedule>(n, p);
          });
        },
        nullptr, nullptr, true},
