@@ -65,7 +65,9 @@ const TunedParams kTorusBruck = {
 
 const TunedParams kDimRings = {
     "TORUSGATHER_DIM_RINGS",
-    [](const Torus& t, const BuildContext& c) { return DimRingsSchedule::best(t, c.r, c.overhead_ratio); },
+    [](const Torus& t, const BuildContext& c) {
+      return DimRingsSchedule::best(t, c.r, c.overhead_ratio, c.node_ranks == 1);
+    },
     [](const std::string& text, const Torus& t, std::string* why) {
       DimRingsParams p;
       return DimRingsSchedule::parse(text, t, &p, why);
