@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/closed_form.hpp"
 #include "schedule/dim_rings.hpp"
 #include "simulate/simulate.hpp"
 #include "schedule_checks.hpp"
@@ -125,30 +126,13 @@ TEST(DimRings, SmallBlockVariantSendsFewerMessages) {
 }
 
 namespace {
-/// The bandwidth term of a schedule's rounds: the busiest link's blocks in
-/// each round, summed (a side of 2 carries both directions on its one link).
+/// The bandwidth term of a schedule's rounds, from its cost profile: the
+/// busiest link's blocks in each round, summed.
 double busiest_links(const DimRingsSchedule& s) {
+  CostProfile p;
+  EXPECT_TRUE(closed_form_profile(s, &p, 1));
   double total = 0;
-  long long current = 0;
-  std::vector<double> dir[2];
-  const Torus& t = s.torus();
-  const auto flush = [&] {
-    double link = 0;
-    for (std::size_t a = 0; a < dir[0].size(); ++a)
-      link = std::max(link, t.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]));
-    total += link;
-    for (auto& d : dir) d.assign(static_cast<std::size_t>(t.ndims()), 0.0);
-  };
-  flush();
-  s.for_each_step([&](long long round, const DimRingsSchedule::ColourStep& step) {
-    if (round != current) {
-      flush();
-      current = round;
-    }
-    dir[1][static_cast<std::size_t>(step.axis)] += step.blocks;
-    if (step.messages == 2) dir[0][static_cast<std::size_t>(step.axis)] += step.blocks;
-  });
-  flush();
+  for (const auto& [times, round] : p.runs) total += static_cast<double>(times) * round.link_blocks;
   return total;
 }
 }  // namespace
