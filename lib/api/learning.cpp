@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "api/learning.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <mutex>
