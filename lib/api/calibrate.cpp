@@ -303,7 +303,8 @@ void write_cache(const char* path, const std::string& key, const Machine& m) {
   }
 }
 
-/// A positive (or, for δ and o, non-negative) number from the environment.
+}  // namespace
+
 bool env_number(const char* name, bool zero_ok, double* out) {
   const char* text = std::getenv(name);
   if (!text || !*text) return false;
@@ -313,8 +314,6 @@ bool env_number(const char* name, bool zero_ok, double* out) {
   *out = v;
   return true;
 }
-
-}  // namespace
 
 std::string now_utc() {
   char when[32] = "";

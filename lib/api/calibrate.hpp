@@ -20,6 +20,7 @@ struct Calibration {
   /// cost beyond the machine model, measured with small blocks (seconds).
   double tg_per_round = 0;
   double vendor_per_round = 0;
+  bool software_given = false;  ///< TORUSGATHER_SOFTWARE: not measured, not checked
   /// The measurement was implausible three times (a loaded machine): the
   /// machine is the defaults, nothing was cached, and auto measures calls.
   bool rejected = false;
@@ -50,5 +51,8 @@ std::string now_utc();
 /// also measures α and β against rank 1 on its node (TORUSGATHER_NODE_ALPHA
 /// and TORUSGATHER_NODE_BANDWIDTH replace them), and the cache line holds them.
 int calibrate(MPI_Comm comm, const Torus& torus, int node_ranks, Calibration* out);
+
+/// A positive (or, with zero_ok, non-negative) number from the environment.
+bool env_number(const char* name, bool zero_ok, double* out);
 
 }  // namespace torusgather
