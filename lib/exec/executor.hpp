@@ -33,7 +33,9 @@ class Prepared {
 
   /// Runs the calls on comm into recvbuf (own block already in its slot).
   /// Each round waits for its receives only (they gate the next round's
-  /// sends); every send completes by the end. Returns an MPI error code.
+  /// sends); every send completes by the end. Where the schedule's colours
+  /// are independent, each colour is a stream: its next round waits for
+  /// its own receives only. Returns an MPI error code.
   int run(MPI_Comm comm, void* recvbuf) const;
   /// Messages over all rounds (sends and receives).
   std::size_t messages() const;
@@ -58,6 +60,7 @@ class Prepared {
     int peer = 0, tag = 0;
     int scratch = -1;  ///< a relay receive: its scratch buffer
     MPI_Aint scratch_shift = 0;  ///< where in the scratch buffer the data starts
+    int stream = 0;              ///< its colour, where the colours run as streams
   };
 
  private:
@@ -68,6 +71,9 @@ class Prepared {
   std::size_t type_entries_ = 0;
   mutable std::vector<std::vector<char>> scratch_;
   mutable std::vector<MPI_Request> requests_, pending_sends_;
+  int streams_ = 1;  ///< colours run as streams (1: rounds in step)
+  mutable std::vector<int> owners_;  ///< run_streams(): each request's stream
+  int run_streams(MPI_Comm comm, char* base) const;
   // bind(): where the calls go, their requests per round, the round in
   // progress (rounds before it have arrived), and whether sends may still
   // be in flight.

@@ -17,12 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "schedule/dim_rings_weights.hpp"
 #include "schedule/schedule.hpp"
 
 namespace torusgather {
 
-/// dim-rings' variant: TORUSGATHER_DIM_RINGS's "C,halves", "C,whole", or
-/// either with ",short".
+/// dim-rings' variant: TORUSGATHER_DIM_RINGS's "C,halves", "C,whole",
+/// either with ",short", or "balanced".
 struct DimRingsParams {
   /// 0: one per axis the colours rotate over (the paper's colouring).
   int colours = 0;
@@ -32,13 +33,16 @@ struct DimRingsParams {
   /// Every side of 2 first, for every colour; the colours rotate over the
   /// sides > 2 (where there are both).
   bool short_first = false;
+  /// Every rotation of the axes and its reverse, weighted, as streams
+  /// (colours and the others are then unused).
+  bool balanced = false;
 };
 
 class DimRingsSchedule final : public Schedule {
  public:
   explicit DimRingsSchedule(const Torus& torus, DimRingsParams params = {});
   DimRingsSchedule(const Torus& torus, int colours, bool whole_antipode = false)
-      : DimRingsSchedule(torus, DimRingsParams{colours, whole_antipode, false}) {}
+      : DimRingsSchedule(torus, DimRingsParams{colours, whole_antipode, false, false}) {}
 
   const char* name() const override { return "dim-rings"; }
   /// Sum over the axes of floor(n_i / 2).
@@ -48,7 +52,11 @@ class DimRingsSchedule final : public Schedule {
   int phases() const { return static_cast<int>(axes_.size()); }
   bool whole_antipode() const { return whole_; }
   /// The variant as built (colours resolved, short_first only where it applies).
-  DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_}; }
+  DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_, balanced_}; }
+  bool independent_colours() const override { return balanced_; }
+  /// The balanced variant's time in the fluid model, in one block's time
+  /// over one link (0 for the others).
+  double fluid_blocks() const { return fluid_blocks_; }
   int claimed_max_link_messages_per_round() const override { return max_link_messages_; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
   /// A ring of n delivers everything in floor(n/2) bidirectional steps; after
@@ -58,10 +66,14 @@ class DimRingsSchedule final : public Schedule {
 
   /// The axis colour c uses in phase f.
   int phase_axis(int colour, int phase) const {
-    const auto f = static_cast<std::size_t>(phase);
-    if (f < shorts_.size()) return shorts_[f];
-    return rotated_[(static_cast<std::size_t>(colour) + f - shorts_.size()) % rotated_.size()];
+    return orders_[static_cast<std::size_t>(colour)][static_cast<std::size_t>(phase)];
   }
+  /// Colour c's share of a block.
+  double weight(int colour) const {
+    return units_.empty() ? 1.0 / colours_ : static_cast<double>(units_[static_cast<std::size_t>(colour)]) / Piece::kUnits;
+  }
+  /// Colour c's piece of a block, before halving.
+  Piece piece(int colour) const;
 
   /// One colour's messages in one round: along `axis`, each carrying
   /// `blocks` whole blocks (its group over the colours, halved where it
@@ -79,24 +91,29 @@ class DimRingsSchedule final : public Schedule {
   /// short-first order (TORUSGATHER_DIM_RINGS).
   static std::string to_string(const DimRingsParams& p);
   static std::string to_string(int colours, bool whole_antipode) {
-    return to_string(DimRingsParams{colours, whole_antipode, false});
+    return to_string(DimRingsParams{colours, whole_antipode, false, false});
   }
   static bool parse(const std::string& text, const Torus& torus, DimRingsParams* out, std::string* why);
   /// The variant cheapest for r = α/(sβ) and a software cost of q·α per
   /// message beyond a round's first send and receive, among 1 and D
   /// colours. The paper's (D colours, halves) unless another is at least
   /// 5 % cheaper: the model cannot see what else a message costs, and ties
-  /// go to the paper. Where the torus has sides of 2 and longer ones and
-  /// `short_first` allows, short-first with a colour per side > 2 takes the
-  /// paper's place if it is 5 % cheaper than it. (This cost counts every
-  /// axis as network links: with a node axis it moved tofud's 4 ranks per
-  /// node at 1 KiB from 104 to 134 us in SimGrid, so there it is not asked.)
-  static std::string best(const Torus& torus, double r, double q, bool short_first = true);
+  /// go to the paper. Where every axis is network links (`all_network`),
+  /// short-first (sides of 2 beside longer ones, a colour per side > 2)
+  /// and then balanced take the paper's place where 5 % cheaper. (This
+  /// cost counts every axis as network links: with a node axis it moved
+  /// tofud's 4 ranks per node at 1 KiB from 104 to 134 us in SimGrid.)
+  static std::string best(const Torus& torus, double r, double q, bool all_network = true);
 
  private:
   std::vector<int> axes_;     ///< the sides > 1
   std::vector<int> shorts_;   ///< short-first: the sides of 2, run first by every colour
   std::vector<int> rotated_;  ///< the axes the colours rotate over
+  std::vector<AxisOrder> orders_;  ///< per colour
+  std::vector<long long> units_;   ///< balanced: per colour, of Piece::kUnits
+  std::vector<long long> first_;   ///< balanced: where each colour's units start
+  bool balanced_ = false;
+  double fluid_blocks_ = 0;
   int colours_ = 0;
   bool whole_ = false;
   bool short_first_ = false;

@@ -17,21 +17,31 @@ namespace torusgather {
 /// by element count into `colours` parts; `half` optionally halves that part
 /// again (used when the same part would otherwise arrive twice in one round).
 struct Piece {
+  /// Units of a block in a weighted piece's range (2^15).
+  static constexpr long long kUnits = 1 << 15;
   std::uint16_t colour = 0;
   std::uint16_t colours = 1;
   std::uint8_t half = 0;  ///< 0: the whole part, 1: its first half, 2: its second half
+  /// A weighted colour: units [lo, hi) of kUnits; hi == 0: the colour's
+  /// equal share, 1/colours of the block.
+  std::uint16_t lo = 0, hi = 0;
 
   /// Element range [first, second) of a block of `count` elements.
   std::pair<long long, long long> elements(long long count) const {
-    long long lo = count * colour / colours;
-    long long hi = count * (colour + 1) / colours;
-    const long long mid = lo + (hi - lo) / 2;
-    if (half == 1) hi = mid;
-    if (half == 2) lo = mid;
-    return {lo, hi};
+    long long from = hi ? count * lo / kUnits : count * colour / colours;
+    long long to = hi ? count * hi / kUnits : count * (colour + 1) / colours;
+    const long long mid = from + (to - from) / 2;
+    if (half == 1) to = mid;
+    if (half == 2) from = mid;
+    return {from, to};
   }
-  /// The same range in units of 1/(2*colours) of a block, as a bit mask
-  /// (used by the simulator to check that every part arrives exactly once).
+  /// What part of a block it is.
+  double share() const {
+    const double whole = hi ? static_cast<double>(hi - lo) / kUnits : 1.0 / colours;
+    return half ? whole / 2 : whole;
+  }
+  /// Which colour and half, as a bit mask (used by the simulator to check
+  /// that every part arrives exactly once): 2 bits per colour.
   std::uint32_t unit_mask() const {
     const std::uint32_t both = 3u << (2 * colour);
     if (half == 1) return 1u << (2 * colour);
@@ -39,7 +49,7 @@ struct Piece {
     return both;
   }
   friend bool operator==(const Piece& a, const Piece& b) {
-    return a.colour == b.colour && a.colours == b.colours && a.half == b.half;
+    return a.colour == b.colour && a.colours == b.colours && a.half == b.half && a.lo == b.lo && a.hi == b.hi;
   }
 };
 
@@ -167,6 +177,10 @@ class Schedule {
   /// True where every transfer of every program is a routed call (peer,
   /// route and ranges set), so the calls can be checked one by one.
   virtual bool routed_calls_only() const { return false; }
+  /// Each colour's calls read only what the same colour received: the
+  /// executor may run the colours as independent streams, each round of a
+  /// colour waiting for that colour's receives only.
+  virtual bool independent_colours() const { return false; }
 
   /// The network the schedule's ports and routes refer to: the torus by
   /// default; a circulant or chordal ring on the same ranks overrides both.

@@ -76,7 +76,9 @@ Claims claims_of(const Schedule& s) {
 }
 
 double transfer_blocks(const Torus& t, const Transfer& x, int colours) {
-  return static_cast<double>(block_count(t, x)) * __builtin_popcount(x.piece.unit_mask()) / (2.0 * colours);
+  // A weighted piece is its range; an equal one 1/colours of the schedule's.
+  const double part = x.piece.hi ? x.piece.share() : __builtin_popcount(x.piece.unit_mask()) / (2.0 * colours);
+  return static_cast<double>(block_count(t, x)) * part;
 }
 
 SimulationReport step_through(const Schedule& s) {

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Weights of dim-rings' balanced colours. Each colour runs the axes in its
+// own order, as its own stream (a round waits for that colour's receives
+// only), and carries its weight's share of every block. The weights come
+// from a fluid model of one node's links: every directed link shares its
+// bandwidth equally among the colours' messages on it, and a colour's next
+// round starts when its round's messages have arrived.
+#pragma once
+
+#include <vector>
+
+#include "topology/torus.hpp"
+
+namespace torusgather {
+
+/// One colour's axis order over the torus's sides > 1.
+using AxisOrder = std::vector<int>;
+
+/// The time, in one block's time over one link, for the colours to finish
+/// with these weights (summing to 1): a side of 2 is one link both ways,
+/// every other side one link each way.
+double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights);
+
+/// Weights for `orders` that make fluid_time small, in units of `units`
+/// summing to `units` (a colour may get 0). Deterministic: the same on
+/// every rank.
+std::vector<long long> balanced_weights(const Torus& torus, const std::vector<AxisOrder>& orders, long long units);
+
+}  // namespace torusgather
