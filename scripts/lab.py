@@ -42,7 +42,7 @@ DEFAULT_DIMS = ["8x8", "4x4x4", "8x8x8", "7x7x7", "16x16"]
 DEFAULT_SIZES = [8 * 4**i for i in range(10)] + [4 << 20]
 QUICK_DIMS = ["4x4x4"]
 QUICK_SIZES = [8, 1024, 65536, 1 << 20]
-SMPI_ALGORITHMS = ["ompi", "mpich", "ring", "rdb", "bruck", "pair"]  # + 2dmesh / 3dmesh by dimension
+SMPI_ALGORITHMS = ["ompi", "mpich", "ring", "rdb", "bruck", "pair", "2dmesh", "3dmesh"]
 HEADER = ["platform", "ranks", "algorithm", "bytes", "time_us", "bound_us", "checked", "ok", "predicted_us", "ran"]
 CHECK_LIMIT = 1 << 30  # check results while P^2 * s (all private receive buffers) stays below this
 BRUCK_LIMIT = 8 << 30  # SMPI's bruck keeps a P*s buffer per rank: skip sizes with P^2*s above this
@@ -115,11 +115,21 @@ def platform_name(dims_text, args):
     return "-".join([dims_text] + extra)
 
 
+def mesh_factors(p, power):
+    """Whether SMPI's 2dmesh (power 1) or 3dmesh (power 2) lays P ranks out:
+    some x from P's square (cube) root up to P/2 with x**power dividing P."""
+    x = max(1, int(round(p ** (1.0 / (power + 1)))))
+    while x ** (power + 1) > p:
+        x -= 1
+    return any(p % (y ** power) == 0 for y in range(max(2, x), p // 2 + 1))
+
+
 def smpi_algorithms_for(dims):
-    """SMPI's allgathers that apply: pair aborts unless P is a power of two."""
+    """SMPI's allgathers that apply: pair aborts unless P is a power of two;
+    2dmesh and 3dmesh (the torus-shaped ones) lay the ranks out themselves."""
     p = math.prod(dims)
-    algs = [a for a in SMPI_ALGORITHMS if a != "pair" or p & (p - 1) == 0]
-    return algs + (["2dmesh"] if len(dims) == 2 else ["3dmesh"] if len(dims) == 3 else [])
+    applies = {"pair": p & (p - 1) == 0, "2dmesh": mesh_factors(p, 1), "3dmesh": mesh_factors(p, 2)}
+    return [a for a in SMPI_ALGORITHMS if applies.get(a, True)]
 
 
 def make_jobs(args):

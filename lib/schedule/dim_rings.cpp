@@ -227,38 +227,40 @@ bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRin
   return true;
 }
 
-std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool all_network) {
-  const int most = std::max<int>(1, static_cast<int>(torus.active_axes().size()));
-  const auto cost = [&](const DimRingsParams& v) {
-    const DimRingsSchedule s(torus, v);
-    double total = 0;
-    long long current = 0;
-    int messages = 0;
-    std::vector<double> dir[2];
-    const auto flush = [&] {
-      double link = 0;
-      for (std::size_t a = 0; a < dir[0].size(); ++a)
-        // A side of 2: both directions reach the one neighbour over one link.
-        link = std::max(link, torus.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]));
-      if (messages > 0) total += r * (1 + q * (2.0 * messages - 2)) + (s.independent_colours() ? 0 : link);
-      messages = 0;
-      for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
-    };
-    flush();
-    s.for_each_step([&](long long round, const ColourStep& step) {
-      if (round != current) {
-        flush();
-        current = round;
-      }
-      messages += step.messages;
-      dir[1][static_cast<std::size_t>(step.axis)] += step.blocks;
-      if (step.messages == 2) dir[0][static_cast<std::size_t>(step.axis)] += step.blocks;
-    });
-    flush();
-    // Streams: the links' time from the fluid model, the rounds' start-up
-    // as if they were in step.
-    return total + s.fluid_blocks();
+double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v, double r, double q) {
+  const DimRingsSchedule s(torus, v);
+  double total = 0;
+  long long current = 0;
+  int messages = 0;
+  std::vector<double> dir[2];
+  const auto flush = [&] {
+    double link = 0;
+    for (std::size_t a = 0; a < dir[0].size(); ++a)
+      // A side of 2: both directions reach the one neighbour over one link.
+      link = std::max(link, torus.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]));
+    if (messages > 0) total += r * (1 + q * (2.0 * messages - 2)) + (s.independent_colours() ? 0 : link);
+    messages = 0;
+    for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
   };
+  flush();
+  s.for_each_step([&](long long round, const ColourStep& step) {
+    if (round != current) {
+      flush();
+      current = round;
+    }
+    messages += step.messages;
+    dir[1][static_cast<std::size_t>(step.axis)] += step.blocks;
+    if (step.messages == 2) dir[0][static_cast<std::size_t>(step.axis)] += step.blocks;
+  });
+  flush();
+  // Streams: the links' time from the fluid model, the rounds' start-up
+  // as if they were in step.
+  return total + s.fluid_blocks();
+}
+
+std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool all_network, bool streams) {
+  const int most = std::max<int>(1, static_cast<int>(torus.active_axes().size()));
+  const auto cost = [&](const DimRingsParams& v) { return model_cost(torus, v, r, q); };
   DimRingsParams base{most, false, false};
   double paper = cost(base);
   // Short-first, one colour per side > 2 with halves, replaces the paper's
@@ -275,7 +277,7 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool 
     }
   }
   // Balanced streams take the paper's place where they are 5 % cheaper.
-  if (all_network && most > 1) {
+  if (all_network && streams && most > 1) {
     const DimRingsParams v{0, false, false, true};
     if (const double x = cost(v); x < paper / 1.05) {
       base = v;

@@ -54,6 +54,7 @@ class DimRingsSchedule final : public Schedule {
   /// The variant as built (colours resolved, short_first only where it applies).
   DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_, balanced_}; }
   bool independent_colours() const override { return balanced_; }
+  Piece colour_piece(int colour) const override { return piece(colour); }
   /// The balanced variant's time in the fluid model, in one block's time
   /// over one link (0 for the others).
   double fluid_blocks() const { return fluid_blocks_; }
@@ -103,7 +104,12 @@ class DimRingsSchedule final : public Schedule {
   /// and then balanced take the paper's place where 5 % cheaper. (This
   /// cost counts every axis as network links: with a node axis it moved
   /// tofud's 4 ranks per node at 1 KiB from 104 to 134 us in SimGrid.)
-  static std::string best(const Torus& torus, double r, double q, bool all_network = true);
+  /// `streams`: whether balanced may be chosen.
+  static std::string best(const Torus& torus, double r, double q, bool all_network = true, bool streams = true);
+  /// The cost `best` weighs, in one block's time over one link: rounds ·
+  /// r · (1 + q · (2 · messages − 2)) plus the busiest links' blocks (the
+  /// fluid time for balanced streams).
+  static double model_cost(const Torus& torus, const DimRingsParams& v, double r, double q);
 
  private:
   std::vector<int> axes_;     ///< the sides > 1

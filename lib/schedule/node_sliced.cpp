@@ -49,10 +49,10 @@ class NodeSlicedProgram final : public RankProgram {
     // On an even ring the last step brings the opposite slice from both
     // sides: the one travelling towards +axis carries the first half.
     const bool halves = k_ % 2 == 0 && step == k_ / 2;
-    const auto colours = static_cast<std::uint16_t>(s_.colours());
-    for (std::uint16_t c = 0; c < colours; ++c) {
-      const Piece plus{c, colours, static_cast<std::uint8_t>(halves ? 1 : 0)};
-      const Piece minus{c, colours, static_cast<std::uint8_t>(halves ? 2 : 0)};
+    for (int c = 0; c < s_.colours(); ++c) {
+      Piece plus = s_.colour_piece(c), minus = plus;
+      plus.half = static_cast<std::uint8_t>(halves ? 1 : 0);
+      minus.half = static_cast<std::uint8_t>(halves ? 2 : 0);
       ops.recvs.push_back({make_port(axis, false), slice(-step), plus});
       ops.recvs.push_back({make_port(axis, true), slice(step), minus});
       ops.sends.push_back({make_port(axis, true), slice(-(step - 1)), plus});

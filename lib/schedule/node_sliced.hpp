@@ -36,6 +36,9 @@ class NodeSlicedSchedule final : public Schedule {
   const char* name() const override { return name_.c_str(); }
   long long rounds() const override { return rounds_; }
   int colours() const override { return inner_->colours(); }
+  /// The node ring moves each colour's own piece: independent colours stay so.
+  bool independent_colours() const override { return inner_->independent_colours(); }
+  Piece colour_piece(int colour) const override { return inner_->colour_piece(colour); }
   /// The inner schedule's claim; the node ring carries one transfer per colour.
   int claimed_max_link_messages_per_round() const override;
   std::unique_ptr<RankProgram> program(Rank r) const override;

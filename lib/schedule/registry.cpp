@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "schedule/registry.hpp"
 
+#include <functional>
 #include <stdexcept>
 
 #include "schedule/bridgehead.hpp"
@@ -74,6 +75,33 @@ const TunedParams kDimRings = {
     },
     [](const Schedule& s) { return DimRingsSchedule::to_string(static_cast<const DimRingsSchedule&>(s).params()); }};
 
+/// node-dim-rings: the node torus's variant with the least bandwidth time
+/// among those in step (short-first where it wins: it also sends no more
+/// messages), or balanced streams where they are 5 % cheaper at this r.
+std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
+  const Torus n = NodeSlicedSchedule::node_torus(t);
+  const std::string in_step = DimRingsSchedule::best(n, 0, 0, true, false);
+  if (n.active_axes().size() < 2) return in_step;
+  DimRingsParams p, balanced{0, false, false, true};
+  std::string why;
+  DimRingsSchedule::parse(in_step, n, &p, &why);
+  const double q = c.overhead_ratio;
+  return DimRingsSchedule::model_cost(n, balanced, c.r, q) < DimRingsSchedule::model_cost(n, p, c.r, q) / 1.05
+             ? DimRingsSchedule::to_string(balanced)
+             : in_step;
+}
+
+const TunedParams kNodeDimRings = {
+    "TORUSGATHER_NODE_DIM_RINGS", &node_dim_rings_best,
+    [](const std::string& text, const Torus& t, std::string* why) {
+      DimRingsParams p;
+      return DimRingsSchedule::parse(text, NodeSlicedSchedule::node_torus(t), &p, why);
+    },
+    [](const Schedule& s) {
+      const auto& inner = static_cast<const NodeSlicedSchedule&>(s).inner();
+      return DimRingsSchedule::to_string(static_cast<const DimRingsSchedule&>(inner).params());
+    }};
+
 /// The context's parameters as text, or the best for its r.
 std::string params_text(const Torus& t, const BuildContext& c, const TunedParams& tuned) {
   return c.params.empty() ? tuned.best(t, c) : c.params;
@@ -88,7 +116,7 @@ std::vector<RingParams> ring_params(const Torus& t, const BuildContext& c, const
 /// A node-sliced schedule over `inner` built on the node torus; throws
 /// where the context has no node axis.
 std::unique_ptr<Schedule> node_sliced(const Torus& t, const BuildContext& c,
-                                      std::unique_ptr<Schedule> (*inner)(const Torus&)) {
+                                      const std::function<std::unique_ptr<Schedule>(const Torus&)>& inner) {
   if (c.node_ranks < 2 || t.dim(t.ndims() - 1) != c.node_ranks)
     throw std::invalid_argument(
         "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED gives "
@@ -264,16 +292,15 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "node-aware: rank j of every node runs dim-rings over the node torus with the blocks of every node's rank j (the node's links shared by its k ranks, no block sent twice over the network), then a ring of k inside each node (Juurlink, Rao & Sibeyn approach 1; Barriere, Cohen & Mitjana §4.1's phases)",
        &NodeSlicedSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) {
-         return node_sliced(t, c, [](const Torus& n) -> std::unique_ptr<Schedule> {
-           // The variant with the least bandwidth time (short-first where it
-           // wins on the node torus): it also sends no more messages.
+         const std::string text = params_text(t, c, kNodeDimRings);
+         return node_sliced(t, c, [&text](const Torus& n) -> std::unique_ptr<Schedule> {
            DimRingsParams p;
            std::string why;
-           DimRingsSchedule::parse(DimRingsSchedule::best(n, 0, 0), n, &p, &why);
+           if (!DimRingsSchedule::parse(text, n, &p, &why)) throw std::invalid_argument(why);
            return std::make_unique<DimRingsSchedule>(n, p);
          });
        },
-       nullptr, nullptr, true},
+       nullptr, &kNodeDimRings, true},
       {AlgorithmId::node_hamiltonian, "node-hamiltonian",
        "node-aware: hamiltonian's edge-disjoint cycles over the node torus per slice, then a ring of k inside each node (Meyer & Sibeyn §3)",
        [](const Torus& t) {

@@ -181,6 +181,10 @@ class Schedule {
   /// executor may run the colours as independent streams, each round of a
   /// colour waiting for that colour's receives only.
   virtual bool independent_colours() const { return false; }
+  /// The part of every block colour c carries (before any halving).
+  virtual Piece colour_piece(int colour) const {
+    return Piece{static_cast<std::uint16_t>(colour), static_cast<std::uint16_t>(colours()), 0};
+  }
 
   /// The network the schedule's ports and routes refer to: the torus by
   /// default; a circulant or chordal ring on the same ranks overrides both.
