@@ -258,6 +258,15 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
   return total + s.fluid_blocks();
 }
 
+double DimRingsSchedule::balanced_floor(const Torus& torus, double r) {
+  long long rounds = 0, links = 0;
+  for (int a : torus.active_axes()) {
+    rounds += ring_steps(torus.dim(a));
+    links += torus.dim(a) == 2 ? 1 : 2;
+  }
+  return links == 0 ? 0 : static_cast<double>(rounds) * r + static_cast<double>(torus.size() - 1) / static_cast<double>(links);
+}
+
 std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool all_network, bool streams) {
   const int most = std::max<int>(1, static_cast<int>(torus.active_axes().size()));
   const auto cost = [&](const DimRingsParams& v) { return model_cost(torus, v, r, q); };
@@ -277,7 +286,7 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool 
     }
   }
   // Balanced streams take the paper's place where they are 5 % cheaper.
-  if (all_network && streams && most > 1) {
+  if (all_network && streams && most > 1 && balanced_floor(torus, r) < paper / 1.05) {
     const DimRingsParams v{0, false, false, true};
     if (const double x = cost(v); x < paper / 1.05) {
       base = v;

@@ -110,6 +110,10 @@ class DimRingsSchedule final : public Schedule {
   /// r · (1 + q · (2 · messages − 2)) plus the busiest links' blocks (the
   /// fluid time for balanced streams).
   static double model_cost(const Torus& torus, const DimRingsParams& v, double r, double q);
+  /// What balanced streams cost at least under model_cost: every round's
+  /// start-up and (P − 1) blocks over the node's links. Below it nothing
+  /// needs their weights (a search of milliseconds).
+  static double balanced_floor(const Torus& torus, double r);
 
  private:
   std::vector<int> axes_;     ///< the sides > 1

@@ -41,22 +41,22 @@ double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, cons
     int colour, link;
     double left;
   };
-  std::vector<std::vector<Step>> steps;
-  for (std::size_t c = 0; c < orders.size(); ++c)
-    steps.push_back(weights[c] > 0 ? steps_of(torus, orders[c], weights[c]) : std::vector<Step>{});
-  std::vector<std::size_t> at(orders.size(), 0);
+  const std::size_t colours = orders.size();
+  std::vector<std::vector<Step>> steps(colours);
+  for (std::size_t c = 0; c < colours; ++c)
+    if (weights[c] > 0) steps[c] = steps_of(torus, orders[c], weights[c]);
+  std::vector<std::size_t> at(colours, 0);
+  std::vector<int> open(colours, 0);  // the colour's messages still on the wire
   std::vector<Flow> flows;
+  std::vector<std::size_t> arrived;
+  // Starts colour c's next round that moves anything.
   const auto start = [&](std::size_t c) {
-    for (; at[c] < steps[c].size(); ++at[c]) {
-      bool any = false;
+    for (; at[c] < steps[c].size() && open[c] == 0; ++at[c])
       for (const auto& [link, blocks] : steps[c][at[c]])
-        if (blocks > 0) flows.push_back({static_cast<int>(c), link, blocks}), any = true;
-      if (any) return;
-    }
+        if (blocks > 0) flows.push_back({static_cast<int>(c), link, blocks}), ++open[c];
   };
-  for (std::size_t c = 0; c < orders.size(); ++c) start(c);
+  for (std::size_t c = 0; c < colours; ++c) start(c);
   std::vector<int> sharing(static_cast<std::size_t>(2 * torus.ndims()), 0);
-  std::vector<int> open(orders.size(), 0);
   double t = 0;
   while (!flows.empty()) {
     std::fill(sharing.begin(), sharing.end(), 0);
@@ -64,25 +64,20 @@ double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, cons
     double dt = INFINITY;
     for (const Flow& f : flows) dt = std::min(dt, f.left * sharing[static_cast<std::size_t>(f.link)]);
     t += dt;
-    std::fill(open.begin(), open.end(), 0);
-    for (Flow& f : flows) {
-      f.left -= dt / sharing[static_cast<std::size_t>(f.link)];
-      if (f.left > 1e-12 * dt) ++open[static_cast<std::size_t>(f.colour)];
+    // Every message on a link gets an equal share; the first to finish leave.
+    std::size_t kept = 0;
+    arrived.clear();
+    for (const Flow& f : flows) {
+      const double left = f.left - dt / sharing[static_cast<std::size_t>(f.link)];
+      if (left > 1e-12 * std::max(1.0, t)) {
+        flows[kept++] = Flow{f.colour, f.link, left};
+      } else if (--open[static_cast<std::size_t>(f.colour)] == 0) {
+        arrived.push_back(static_cast<std::size_t>(f.colour));
+      }
     }
+    flows.resize(kept);
     // A colour whose round has arrived starts its next one.
-    std::vector<Flow> next;
-    std::vector<std::size_t> done;
-    for (const Flow& f : flows)
-      if (open[static_cast<std::size_t>(f.colour)] > 0) next.push_back(f);
-      else if (done.empty() || done.back() != static_cast<std::size_t>(f.colour))
-        done.push_back(static_cast<std::size_t>(f.colour));
-    flows.swap(next);
-    std::sort(done.begin(), done.end());
-    done.erase(std::unique(done.begin(), done.end()), done.end());
-    for (std::size_t c : done) {
-      ++at[c];
-      start(c);
-    }
+    for (std::size_t c : arrived) start(c);
   }
   return t;
 }

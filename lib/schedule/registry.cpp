@@ -85,8 +85,9 @@ std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   DimRingsParams p, balanced{0, false, false, true};
   std::string why;
   DimRingsSchedule::parse(in_step, n, &p, &why);
-  const double q = c.overhead_ratio;
-  return DimRingsSchedule::model_cost(n, balanced, c.r, q) < DimRingsSchedule::model_cost(n, p, c.r, q) / 1.05
+  const double q = c.overhead_ratio, in_step_cost = DimRingsSchedule::model_cost(n, p, c.r, q);
+  return DimRingsSchedule::balanced_floor(n, c.r) < in_step_cost / 1.05 &&
+                 DimRingsSchedule::model_cost(n, balanced, c.r, q) < in_step_cost / 1.05
              ? DimRingsSchedule::to_string(balanced)
              : in_step;
 }

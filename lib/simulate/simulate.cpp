@@ -131,6 +131,14 @@ SimulationReport step_through(const Schedule& s) {
         // received from this sender with the sender's first port.
         const std::uint32_t units = snd.piece.unit_mask();
         const double blocks = transfer_blocks(t, snd, colours);
+        // Streams: a colour moves its own part of a block, nothing else.
+        if (s.independent_colours()) {
+          Piece whole = snd.piece;
+          whole.half = 0;
+          if (!(whole == s.colour_piece(snd.piece.colour)))
+            add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) +
+                               " is not its colour's part of a block (the colours run as streams)");
+        }
         const Rank to = snd.routed() ? snd.peer : s.link_target(r, snd.port);
         const std::size_t hops = snd.routed() ? (snd.route ? snd.route->size() : 0) : 1;
         if (snd.routed()) {
