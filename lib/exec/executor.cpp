@@ -190,8 +190,8 @@ int Prepared::run_streams(MPI_Comm comm, char* base) const {
     }
   };
   for (std::size_t s = 0; s < streams; ++s) post(s);
-  // One arrival at a time: SimGrid 3.32's MPI_Waitsome made a 4x4 torus's
-  // two streams take 1.3x as long as MPI_Waitany does.
+  // One arrival at a time: SimGrid 3.32's MPI_Waitsome delays the streams
+  // (docs/design.md).
   while (err == MPI_SUCCESS) {
     int index = MPI_UNDEFINED;
     err = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
