@@ -5,6 +5,7 @@
 
 #include "model/profiles/profiles.hpp"
 #include "schedule/bridgehead.hpp"
+#include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/torus_bruck.hpp"
 
@@ -36,7 +37,12 @@ std::string no_profile_at_scale(const AlgorithmInfo& info) {
          std::to_string(info.profile.side_limit) + ": " + info.profile.side_limit_why + " (name it, or TORUSGATHER_TUNE)";
 }
 
-bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ranks) {
+bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ranks, const Torus* physical) {
+  if (const auto* c = dynamic_cast<const CirculantSchedule*>(&schedule)) {
+    const Torus& net = physical && physical->size() == c->torus().size() ? *physical : c->torus();
+    *out = profiles::circulant(*c, net, node_ranks);
+    return true;
+  }
   if (const auto* d = dynamic_cast<const DimRingsSchedule*>(&schedule)) {
     *out = profiles::dim_rings(*d, node_ranks);
     return true;

@@ -41,13 +41,16 @@ std::string no_profile_at_scale(const AlgorithmInfo& info);
 /// The profile of a built schedule from its construction where it has one
 /// (bridgehead and its variants: from one ring per side, O(rounds * n)
 /// calls, not P ranks; torus-bruck: from its parts, O(k log P); dim-rings:
-/// from its colours' steps, O(rounds * d)); false otherwise.
+/// from its colours' steps, O(rounds * d); circulant: below); false otherwise.
 ///
 /// node_ranks k > 1 where the torus's last axis is each node's k ranks: a
 /// node's ranks share its network links. dim-rings charges that axis as
 /// shared memory, as profile() does; the others charge every link k times
-/// one rank's load.
-bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ranks = 1);
+/// one rank's load. `physical`: the torus that a schedule on ranks alone
+/// (circulant: from its chords' routes, O(P * hops)) is routed over, as
+/// profile()'s.
+bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ranks = 1,
+                         const Torus* physical = nullptr);
 
 /// The profile of `algorithm` on `torus` from its construction,
 /// without building the schedule (dim-rings: the paper's variant, d colours

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "model/closed_form.hpp"
+#include "model/route.hpp"
 #include "schedule/node_sliced.hpp"
 #include "simulate/simulate.hpp"
 
@@ -71,22 +72,9 @@ class RoundLoad {
   RoundCost cost_;
 };
 
-/// A message between ranks of the torus along the dimension-order route
-/// (axes in order, the shorter way round, + on a tie): the route a
-/// vendor's point-to-point message takes on a torus network.
+/// A message between ranks of the torus along the dimension-order route.
 void routed_message(const Torus& t, RoundLoad& load, Rank from, Rank to, double blocks) {
-  int hops = 0;
-  Rank at = from;
-  for (int a = 0; a < t.ndims(); ++a) {
-    const int n = t.dim(a);
-    const int ahead = ((t.coord(to, a) - t.coord(at, a)) % n + n) % n;
-    const bool plus = ahead <= n - ahead;
-    const Port p = make_port(a, plus);
-    for (int k = plus ? ahead : n - ahead; k > 0; --k, ++hops) {
-      load.link(at, p, blocks);
-      at = t.neighbor(at, p);
-    }
-  }
+  const int hops = walk_route(t, from, to, [&](Rank at, Port p) { load.link(at, p, blocks); });
   load.message(from, to, blocks, hops);
 }
 

@@ -36,7 +36,7 @@ bool params_for(const ModelContext& ctx, const AlgorithmInfo& info, long long bl
     const double bytes = ctx.machine.alpha / (ctx.machine.beta * build.r);
     build.cost = [&ctx, bytes](const Schedule& s) {
       CostProfile p;
-      if (!closed_form_profile(s, &p, ctx.machine.node_ranks))
+      if (!closed_form_profile(s, &p, ctx.machine.node_ranks, ctx.torus))
         p = profile(s, kSteppedProfileLimit, &s.torus(), ctx.machine.node_ranks);
       return predict(p, ctx.machine, bytes) + ctx.tg_per_round * static_cast<double>(p.rounds());
     };
@@ -79,7 +79,7 @@ ProfileCompute profiling(const Torus& torus, const AlgorithmInfo& info,
       const Schedule* s = nullptr;
       const int err = get(&s, why);
       // bridgehead's, torus-bruck's: from the construction.
-      if (err == 0 && s && !closed_form_profile(*s, p, node_ranks))
+      if (err == 0 && s && !closed_form_profile(*s, p, node_ranks, &torus))
         *p = profile(*s, kSteppedProfileLimit, &torus, node_ranks);
       return err;
     };
@@ -92,7 +92,8 @@ ProfileCompute profiling(const Torus& torus, const AlgorithmInfo& info,
     const Schedule* s = nullptr;
     const int err = get(&s, why);
     // The built schedule's own first: a size-tuned variant differs from the paper's.
-    if (err == 0 && s && !closed_form_profile(*s, p, node_ranks) && !closed_form_profile(id, torus, p, node_ranks))
+    if (err == 0 && s && !closed_form_profile(*s, p, node_ranks, &torus) &&
+        !closed_form_profile(id, torus, p, node_ranks))
       *p = profile(*s, 4096, &torus, node_ranks);
     return err;
   };

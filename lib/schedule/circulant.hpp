@@ -48,6 +48,12 @@ class CirculantSchedule final : public Schedule {
   long long link_blocks() const { return link_blocks_; }
   /// The p of p-gossip, 0 for none.
   int packets() const { return packets_; }
+  /// The blocks every rank sends on port p in round t (1-based; the same
+  /// on every rank): the cost model's input.
+  long long blocks_on(long long t, Port p) const {
+    if (t < 1 || t > static_cast<long long>(offsets_.size())) return 0;
+    return static_cast<long long>(offsets_[static_cast<std::size_t>(t - 1)][static_cast<std::size_t>(p)].size());
+  }
 
  private:
   class Program;

@@ -10,6 +10,7 @@
 
 #include "model/closed_form.hpp"
 #include "model/cost.hpp"
+#include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/torus_bruck.hpp"
@@ -218,6 +219,30 @@ TEST(ClosedForm, TorusBruckWithANodeAxisEqualsStepped) {
   const int checked =
       with_node_axes(512, [](const Torus& t, int k) { return check_torus_bruck(t, 2 * t.ndims() + 1, k); });
   EXPECT_GT(checked, 200);
+}
+
+// circulant's chords routed over the physical torus: the route counts of
+// its four chords, weighted by each round's blocks, equal every rank's
+// messages stepped through; p-gossip variants and node axes too.
+TEST(ClosedForm, CirculantFromItsChordsEqualsStepped) {
+  int checked = 0;
+  auto check = [&checked](const Torus& t, int k) {
+    if (!CirculantSchedule::not_applicable(t).empty()) return 0;
+    for (int packets : {0, 2}) {
+      const CirculantSchedule s(t, packets);
+      CostProfile closed;
+      EXPECT_TRUE(closed_form_profile(s, &closed, k, &t));
+      expect_same(closed, profile(s, t.size(), &t, k),
+                  "circulant p=" + std::to_string(packets) + " on " + t.to_string() + ", " + std::to_string(k) +
+                      " per node");
+      ++checked;
+    }
+    return 1;
+  };
+  for (const auto& dims : kShapes)
+    if (Torus(dims).size() <= 512) check(Torus(dims), 1);
+  with_node_axes(256, check);
+  EXPECT_GT(checked, 100);
 }
 
 TEST(ClosedForm, NoClosedFormIsNotClaimed) {

@@ -7,6 +7,7 @@
 
 #include "model/cost.hpp"
 #include "schedule/bridgehead.hpp"
+#include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/torus_bruck.hpp"
 
@@ -22,6 +23,10 @@ CostProfile torus_bruck(const TorusBruckSchedule& s, int node_ranks);
 /// The bridgehead family's rounds from one ring per side (Juurlink, Rao &
 /// Sibeyn §4.2-4.3, §6.2), one rank per node.
 CostProfile bridgehead(const BridgeheadSchedule& s);
+
+/// circulant's D* rounds routed over `net` in dimension order (Monakhova &
+/// Monakhov §5: every rank's tree is rank 0's, translated).
+CostProfile circulant(const CirculantSchedule& s, const Torus& net, int node_ranks);
 
 /// The torus's last axis where it is each node's node_ranks ranks (shared
 /// memory; axis -1 where there is none), and how many ranks share each of a
