@@ -6,6 +6,7 @@
 #include "model/profiles/profiles.hpp"
 #include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
+#include "schedule/cubgos.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/torus_bruck.hpp"
 
@@ -49,6 +50,10 @@ bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ra
   }
   if (const auto* k = dynamic_cast<const TorusBruckSchedule*>(&schedule)) {
     *out = profiles::torus_bruck(*k, node_ranks);
+    return true;
+  }
+  if (const auto* g = dynamic_cast<const CubgosSchedule*>(&schedule); g && node_ranks <= 1) {
+    *out = profiles::cubgos(*g);
     return true;
   }
   if (const auto* b = dynamic_cast<const BridgeheadSchedule*>(&schedule)) {

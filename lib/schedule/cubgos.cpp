@@ -122,6 +122,58 @@ DiagonalParams CubgosSchedule::best(const Torus& torus, double r) {
   return best_p;
 }
 
+std::vector<CubgosSchedule::LineRound> CubgosSchedule::line_rounds() const {
+  const Torus& t = torus();
+  const DiagonalParams& p = params_;
+  const auto axes = t.active_axes();
+  const int n0 = t.dim(axes[0]);
+  const int g0 = n0 / p.a;
+  std::vector<LineRound> out;
+  // Approach 1 among bridgeheads g apart: right every step, left in the
+  // first ⌊(w-1)/2⌋, each message `unit` blocks.
+  auto gather = [&](int axis, int g, int w, long long unit) {
+    for (int s = 1; s <= w / 2; ++s) {
+      LineRound round{axis, {}};
+      for (int at = 0; at < t.dim(axis); at += g) {
+        round.calls.push_back({at, g, unit});
+        if (s <= (w - 1) / 2) round.calls.push_back({at, -g, unit});
+      }
+      out.push_back(std::move(round));
+    }
+  };
+  int leader = 0;
+  for (const auto& step : concentration(g0, &leader)) {
+    LineRound round{axes[0], {}};
+    for (const auto& seg : segments(n0, p.a))
+      for (const auto& m : step) round.calls.push_back({seg.start + m.from, m.to - m.from, m.size});
+    out.push_back(std::move(round));
+  }
+  gather(axes[0], g0, p.a, g0);
+  long long unit = n0;
+  for (std::size_t i = 1; i < axes.size(); ++i) {
+    const int w = t.dim(axes[i]) / g0;
+    gather(axes[i], g0, w, unit);
+    unit *= w;
+  }
+  const auto rows = class_rows(t, p);
+  const auto chains = chain_rounds(n0, p.a, p.b, p.k, rows);
+  int g = g0;
+  for (std::size_t r = 0; r < chains.size(); ++r) {
+    for (const auto& step : chains[r]) {
+      LineRound round{axes[0], {}};
+      for (const auto& c : step) round.calls.push_back({c.from, c.plus ? c.dist : -c.dist, c.size});
+      out.push_back(std::move(round));
+    }
+    g /= p.b;
+    unit = n0 * rows[r];
+    for (std::size_t i = 1; i < axes.size(); ++i) {
+      gather(axes[i], g, p.b, unit);
+      unit *= p.b;
+    }
+  }
+  return out;
+}
+
 std::string CubgosSchedule::to_string(const DiagonalParams& p) {
   return std::to_string(p.a) + "," + std::to_string(p.b) + "," + std::to_string(p.k);
 }
@@ -154,6 +206,11 @@ CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params)
     : ExplicitSchedule(torus), params_(params) {
   if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument("cubgos: " + why);
   cost_ = cost(torus, params_);
+  defer_calls([this] { return make_calls(); });
+}
+
+std::vector<std::vector<Call>> CubgosSchedule::make_calls() const {
+  const Torus& torus = this->torus();
   const auto axes = torus.active_axes();
   const int x0 = axes[0];
   const int n0 = torus.dim(x0);
@@ -242,7 +299,7 @@ CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params)
     // 4b.
     for (std::size_t i = 1; i < axes.size(); ++i) gather(axes[i], g, params_.b);
   }
-  set_calls(builder.finish());
+  return builder.finish();
 }
 
 }  // namespace torusgather

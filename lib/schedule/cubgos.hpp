@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "schedule/bridgehead.hpp"
 #include "schedule/explicit.hpp"
@@ -52,6 +53,20 @@ class CubgosSchedule final : public ExplicitSchedule {
   static std::string to_string(const DiagonalParams& params);
   static bool parse(const std::string& text, const Torus& torus, DiagonalParams* params, std::string* why);
 
+  /// One round as it runs on every line along `axis` (each line carries a
+  /// translate of these calls, no two lines share a link): the cost
+  /// model's input, without the calls of all P ranks.
+  struct LineCall {
+    int from;          ///< position on the line
+    int dist;          ///< signed: + rightwards
+    long long blocks;  ///< what the callee lacks
+  };
+  struct LineRound {
+    int axis;
+    std::vector<LineCall> calls;
+  };
+  std::vector<LineRound> line_rounds() const;
+
   const char* name() const override { return "cubgos"; }
   long long rounds() const override { return cost_.steps; }
   int claimed_max_link_messages_per_round() const override { return 1; }
@@ -60,6 +75,9 @@ class CubgosSchedule final : public ExplicitSchedule {
   const DiagonalParams& params() const { return params_; }
 
  private:
+  /// The calls, made from the construction with P x P bits when a program
+  /// or the simulator first asks (the cost profile needs none of them).
+  std::vector<std::vector<Call>> make_calls() const;
   DiagonalParams params_;
   StepCost cost_;
 };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "schedule/schedule.hpp"
@@ -31,16 +32,20 @@ class ExplicitSchedule : public Schedule {
  public:
   /// Rounds as the construction's formula gives them; the simulator compares
   /// them with the rounds that move data. Subclasses with a formula override.
-  long long rounds() const override { return static_cast<long long>(calls_.size()); }
+  long long rounds() const override { return static_cast<long long>(calls().size()); }
   int colours() const override { return colours_; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
   bool routed_calls_only() const override { return true; }
-  const std::vector<std::vector<Call>>& calls() const { return calls_; }
+  /// The calls; a deferred list is made here, once.
+  const std::vector<std::vector<Call>>& calls() const;
 
  protected:
   using Schedule::Schedule;
   /// Takes the calls and indexes them by rank.
   void set_calls(std::vector<std::vector<Call>> calls);
+  /// The calls are made by `make` when first asked for (a program, calls()),
+  /// so that a schedule built only for its cost profile never makes them.
+  void defer_calls(std::function<std::vector<std::vector<Call>>()> make) { make_ = std::move(make); }
   /// Blocks cut into `colours` parts; each call carries the part it names.
   void set_colours(int colours) { colours_ = colours; }
 
@@ -51,8 +56,10 @@ class ExplicitSchedule : public Schedule {
     std::uint32_t index;
     bool send;
   };
-  std::vector<std::vector<Call>> calls_;
-  std::vector<std::vector<Ref>> by_rank_;
+  mutable std::vector<std::vector<Call>> calls_;
+  mutable std::vector<std::vector<Ref>> by_rank_;
+  mutable std::function<std::vector<std::vector<Call>>()> make_;
+  mutable std::once_flag made_;
   int colours_ = 1;
 };
 

@@ -11,6 +11,7 @@
 #include "model/closed_form.hpp"
 #include "model/cost.hpp"
 #include "schedule/circulant.hpp"
+#include "schedule/cubgos.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/torus_bruck.hpp"
@@ -243,6 +244,29 @@ TEST(ClosedForm, CirculantFromItsChordsEqualsStepped) {
     if (Torus(dims).size() <= 512) check(Torus(dims), 1);
   with_node_axes(256, check);
   EXPECT_GT(checked, 100);
+}
+
+// cubgos: one line per round, every (a, b, k) that fits each shape up to
+// 512 ranks with two or more sides, against its calls stepped through.
+TEST(ClosedForm, CubgosFromOneLinePerRoundEqualsStepped) {
+  int checked = 0;
+  for (const auto& dims : kShapes) {
+    const Torus t(dims);
+    if (t.size() > 512 || !CubgosSchedule::not_applicable(t).empty()) continue;
+    const int n0 = t.dim(t.active_axes()[0]);
+    for (int a = 1; a <= n0; ++a)
+      for (int b = 2; b <= 4; ++b)
+        for (int k : {1, 2, n0}) {
+          const DiagonalParams p{a, b, k};
+          if (!CubgosSchedule::check(t, p).empty()) continue;
+          const CubgosSchedule s(t, p);
+          CostProfile closed;
+          ASSERT_TRUE(closed_form_profile(s, &closed));
+          expect_same(closed, profile(s, t.size()), "cubgos " + CubgosSchedule::to_string(p) + " on " + t.to_string());
+          ++checked;
+        }
+  }
+  EXPECT_GT(checked, 200);
 }
 
 TEST(ClosedForm, NoClosedFormIsNotClaimed) {

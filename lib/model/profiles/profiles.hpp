@@ -8,6 +8,7 @@
 #include "model/cost.hpp"
 #include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
+#include "schedule/cubgos.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/torus_bruck.hpp"
 
@@ -27,6 +28,10 @@ CostProfile bridgehead(const BridgeheadSchedule& s);
 /// circulant's D* rounds routed over `net` in dimension order (Monakhova &
 /// Monakhov §5: every rank's tree is rank 0's, translated).
 CostProfile circulant(const CirculantSchedule& s, const Torus& net, int node_ranks);
+
+/// cubgos' rounds from one line per round (Juurlink, Rao & Sibeyn §6.2),
+/// one rank per node.
+CostProfile cubgos(const CubgosSchedule& s);
 
 /// The torus's last axis where it is each node's node_ranks ranks (shared
 /// memory; axis -1 where there is none), and how many ranks share each of a
