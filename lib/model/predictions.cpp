@@ -99,11 +99,64 @@ ProfileCompute profiling(const Torus& torus, const AlgorithmInfo& info,
   };
 }
 
+namespace {
+
+/// A lower bound on what a candidate with `rounds` rounds that move data
+/// costs: each at least the cheaper α, and the blocks every rank receives
+/// (P-1) over its incoming links (one per side of 2, two per longer side)
+/// at the cheaper β.
+double at_least(const ModelContext& ctx, long long rounds, long long block_bytes) {
+  const Machine& m = ctx.machine;
+  const Torus& t = *ctx.torus;
+  const double alpha = m.node_alpha > 0 ? std::min(m.alpha, m.node_alpha) : m.alpha;
+  const double beta = m.node_beta > 0 ? std::min(m.beta, m.node_beta) : m.beta;
+  int links = 0;
+  for (int a : t.active_axes()) links += t.dim(a) == 2 ? 1 : 2;
+  const double blocks = links > 0 ? static_cast<double>(t.size() - 1) / links : 0;
+  return static_cast<double>(rounds) * (alpha + ctx.tg_per_round) +
+         beta * blocks * static_cast<double>(block_bytes);
+}
+
+/// auto profiles every candidate that could be among this many fastest (a
+/// trial measures up to 3 of them).
+constexpr std::size_t kProfiledAtLeast = 3;
+
+}  // namespace
+
 int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* named, std::vector<Candidate>* out,
                 int* best) {
   const Torus& torus = *ctx.torus;
   std::vector<Candidate>& candidates = *out;
   candidates.clear();
+  // Its parameters and profile; 0 or the context's error.
+  auto profile_candidate = [&](const AlgorithmInfo& info, Candidate& c) {
+    ProfileKey key{c.pick, kDefaultVariant};
+    if (info.tuned) {  // the a, b, k of this block size
+      // The search runs where the profile is computed (and the table
+      // printed): on rank 0 only, keyed by the r bucket elsewhere (under
+      // SimGrid every rank's search would add up in one process).
+      const auto fixed = ctx.fixed_params.find(info.id);
+      if (ctx.root || (fixed != ctx.fixed_params.end() && !fixed->second.empty())) {
+        std::string params;
+        if (!params_for(ctx, info, block_bytes, &params, &c.why_not)) return 0;
+        c.detail = params;
+      }
+      key.variant = tuned_bucket(ctx, info, block_bytes);
+    }
+    const ProfileCompute compute = profiling(
+        torus, info,
+        [&ctx, &info, block_bytes](const Schedule** s, std::string* why) {
+          return ctx.schedule_of(info, block_bytes, s, why);
+        },
+        ctx.machine.node_ranks);
+    if (const int err = ctx.profile_of(key, compute, &c.profile, &c.why_not)) return err;
+    c.per_round = ctx.tg_per_round;
+    return 0;
+  };
+  // Those with a bound on their rounds wait until the others' predictions
+  // say whether the bound alone puts them behind (every rank decides the
+  // same from the same profiles, so none is computed on one rank only).
+  std::vector<std::pair<std::size_t, const AlgorithmInfo*>> waiting;
   for (const AlgorithmInfo& info : algorithms()) {
     Candidate c;
     c.pick = Pick::of(info.id);
@@ -121,35 +174,35 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
       if (!decomposes_by_rule(cycles) && (cycles.size() > kSteppedProfileLimit || cycles.active_axes().size() > 4))
         c.why_not = kNeedsSearch;
     }
-    if (!c.why_not.empty()) {
-      candidates.push_back(c);
-      continue;
+    if (c.why_not.empty() && info.profile.rounds_at_least && !c.named_only && !(named && *named == c.pick)) {
+      waiting.emplace_back(candidates.size(), &info);
+    } else if (c.why_not.empty()) {
+      if (const int err = profile_candidate(info, c)) return err;
     }
-    ProfileKey key{c.pick, kDefaultVariant};
-    if (info.tuned) {  // the a, b, k of this block size
-      // The search runs where the profile is computed (and the table
-      // printed): on rank 0 only, keyed by the r bucket elsewhere (under
-      // SimGrid every rank's search would add up in one process).
-      const auto fixed = ctx.fixed_params.find(info.id);
-      if (ctx.root || (fixed != ctx.fixed_params.end() && !fixed->second.empty())) {
-        std::string params;
-        if (!params_for(ctx, info, block_bytes, &params, &c.why_not)) {
-          candidates.push_back(c);
-          continue;
-        }
-        c.detail = params;
-      }
-      key.variant = tuned_bucket(ctx, info, block_bytes);
-    }
-    const ProfileCompute compute = profiling(
-        torus, info,
-        [&ctx, &info, block_bytes](const Schedule** s, std::string* why) {
-          return ctx.schedule_of(info, block_bytes, s, why);
-        },
-        ctx.machine.node_ranks);
-    if (const int err = ctx.profile_of(key, compute, &c.profile, &c.why_not)) return err;
-    c.per_round = ctx.tg_per_round;
     candidates.push_back(c);
+  }
+  if (!waiting.empty()) {
+    // The kProfiledAtLeast-th fastest prediction so far.
+    std::vector<double> times;
+    for (const Candidate& c : candidates)
+      if (c.why_not.empty() && c.profile && !c.named_only)
+        times.push_back(predict(*c.profile, ctx.machine, static_cast<double>(block_bytes)) +
+                        c.per_round * static_cast<double>(c.profile->rounds()));
+    for (const auto& [i, info] : waiting) {
+      Candidate& c = candidates[i];
+      std::sort(times.begin(), times.end());
+      const long long rounds = info->profile.rounds_at_least(torus);
+      c.at_least = at_least(ctx, rounds, block_bytes);
+      if (times.size() >= kProfiledAtLeast && c.at_least > times[kProfiledAtLeast - 1]) {
+        c.at_least_rounds = rounds;
+        continue;
+      }
+      c.at_least = 0;
+      if (const int err = profile_candidate(*info, c)) return err;
+      if (c.why_not.empty() && c.profile)
+        times.push_back(predict(*c.profile, ctx.machine, static_cast<double>(block_bytes)) +
+                        c.per_round * static_cast<double>(c.profile->rounds()));
+    }
   }
   Candidate vendor;
   vendor.pick = Pick::the_vendor();

@@ -20,6 +20,10 @@ struct Candidate {
   double per_round = 0;         ///< measured software cost per round beyond the machine model (seconds)
   double predicted = 0;         ///< seconds, filled by select()
   bool named_only = false;      ///< predicted but never chosen: it runs only when named
+  /// > 0: not profiled, since its at_least_rounds rounds alone take at
+  /// least this (seconds), more than enough others' predictions.
+  double at_least = 0;
+  long long at_least_rounds = 0;
 };
 
 /// Fills every applicable candidate's prediction for blocks of

@@ -113,6 +113,14 @@ std::string PartialCyclesSchedule::not_applicable(const Torus& t) {
   return {};
 }
 
+long long PartialCyclesSchedule::rounds_at_least(const Torus& t) {
+  if (!not_applicable(t).empty()) return 0;
+  const Rank P = t.size();
+  if (both_sides_odd_2d(t)) return (P + 1) / 2 / 2;
+  const auto orders = candidate_orders(t);  // the longest last side first
+  return (P / t.ndims() + P / t.dim(orders.front().back())) / 2;
+}
+
 PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t, bool time_independent)
     : Schedule(t), ti_(time_independent) {
   std::string why = not_applicable(t);

@@ -45,6 +45,9 @@ class PartialCyclesSchedule final : public Schedule {
   explicit PartialCyclesSchedule(const Torus& torus, bool time_independent = false);
   /// Empty when some order of the axes meets conditions (1)-(3).
   static std::string not_applicable(const Torus& torus);
+  /// floor(m/2) for the longest last side an order allows, m = P/d + P/n_d
+  /// (both sides odd: m >= ceil(P/2)): no construction has fewer rounds.
+  static long long rounds_at_least(const Torus& torus);
 
   const char* name() const override { return ti_ ? "partial-cycles-ti" : "partial-cycles"; }
   std::string construction() const override;

@@ -164,6 +164,9 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
       case AlgorithmId::cubgos:
         a.fallback = AlgorithmId::bridgehead;
         break;
+      case AlgorithmId::partial_cycles:
+        a.profile.rounds_at_least = &PartialCyclesSchedule::rounds_at_least;
+        break;
       case AlgorithmId::torus_bruck:
         a.profile.from_schedule = true;
         break;
