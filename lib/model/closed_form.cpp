@@ -52,8 +52,8 @@ bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ra
     *out = profiles::torus_bruck(*k, node_ranks);
     return true;
   }
-  if (const auto* g = dynamic_cast<const CubgosSchedule*>(&schedule); g && node_ranks <= 1) {
-    *out = profiles::cubgos(*g);
+  if (const auto* g = dynamic_cast<const CubgosSchedule*>(&schedule)) {
+    *out = profiles::cubgos(*g, node_ranks);
     return true;
   }
   if (const auto* b = dynamic_cast<const BridgeheadSchedule*>(&schedule)) {

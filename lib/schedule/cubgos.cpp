@@ -133,7 +133,7 @@ std::vector<CubgosSchedule::LineRound> CubgosSchedule::line_rounds() const {
   // first ⌊(w-1)/2⌋, each message `unit` blocks.
   auto gather = [&](int axis, int g, int w, long long unit) {
     for (int s = 1; s <= w / 2; ++s) {
-      LineRound round{axis, {}};
+      LineRound round{axis, g, {}};
       for (int at = 0; at < t.dim(axis); at += g) {
         round.calls.push_back({at, g, unit});
         if (s <= (w - 1) / 2) round.calls.push_back({at, -g, unit});
@@ -143,7 +143,7 @@ std::vector<CubgosSchedule::LineRound> CubgosSchedule::line_rounds() const {
   };
   int leader = 0;
   for (const auto& step : concentration(g0, &leader)) {
-    LineRound round{axes[0], {}};
+    LineRound round{axes[0], g0, {}};
     for (const auto& seg : segments(n0, p.a))
       for (const auto& m : step) round.calls.push_back({seg.start + m.from, m.to - m.from, m.size});
     out.push_back(std::move(round));
@@ -160,7 +160,7 @@ std::vector<CubgosSchedule::LineRound> CubgosSchedule::line_rounds() const {
   int g = g0;
   for (std::size_t r = 0; r < chains.size(); ++r) {
     for (const auto& step : chains[r]) {
-      LineRound round{axes[0], {}};
+      LineRound round{axes[0], g0, {}};
       for (const auto& c : step) round.calls.push_back({c.from, c.plus ? c.dist : -c.dist, c.size});
       out.push_back(std::move(round));
     }

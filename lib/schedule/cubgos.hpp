@@ -61,8 +61,12 @@ class CubgosSchedule final : public ExplicitSchedule {
     int dist;          ///< signed: + rightwards
     long long blocks;  ///< what the callee lacks
   };
+  /// Lines differ by a translation: rows (axis 0) by x_1 + ... + x_{d-1}
+  /// mod g0, others' bridgeheads by x_0 - (the other further axes) mod the
+  /// round's spacing g.
   struct LineRound {
     int axis;
+    int spacing;
     std::vector<LineCall> calls;
   };
   std::vector<LineRound> line_rounds() const;

@@ -7,13 +7,20 @@
 namespace torusgather {
 namespace profiles {
 
-/// Each round of cubgos runs the same calls on every line of one axis, and
-/// lines share no link: one line's loads, routed in dimension order as
-/// profile() routes every call, are the round's. O(rounds * calls * hops).
-CostProfile cubgos(const CubgosSchedule& s) {
+/// Each round of cubgos runs the same calls on every line of one axis,
+/// translated, and lines share no link: one line's loads, routed in
+/// dimension order as profile() routes every call, are the round's.
+/// With k ranks per node on the last axis, a node's k lines along another
+/// axis share its links (their loads add, at the k translations of the
+/// node's ranks), and the node axis's lines are shared memory.
+/// O(rounds * (calls * hops + n * k)).
+CostProfile cubgos(const CubgosSchedule& s, int node_ranks) {
+  const Torus& t = s.torus();
+  const NodeAxis node = node_axis_of(t, node_ranks);
+  const int k = node.axis >= 0 ? node_ranks : 1;
   CostProfile out;
   for (const auto& round : s.line_rounds()) {
-    const int n = s.torus().dim(round.axis);
+    const int n = t.dim(round.axis);
     std::vector<double> plus(static_cast<std::size_t>(n), 0), minus(plus), recv(plus);
     std::vector<int> sends(static_cast<std::size_t>(n), 0), recvs(sends);
     RoundCost c;
@@ -25,8 +32,7 @@ CostProfile cubgos(const CubgosSchedule& s) {
       const int hops = right ? ahead : n - ahead;
       const auto blocks = static_cast<double>(call.blocks);
       for (int h = 0, at = from; h < hops; ++h) {
-        auto& link = (right ? plus : minus)[static_cast<std::size_t>(at)];
-        c.link_blocks = std::max(c.link_blocks, link += blocks);
+        (right ? plus : minus)[static_cast<std::size_t>(at)] += blocks;
         at = right ? (at + 1) % n : (at + n - 1) % n;
       }
       const auto to = static_cast<std::size_t>((from + call.dist % n + n) % n);
@@ -34,6 +40,27 @@ CostProfile cubgos(const CubgosSchedule& s) {
       c.recvs = std::max(c.recvs, ++recvs[to]);
       c.recv_blocks = std::max(c.recv_blocks, recv[to] += blocks);
       c.hops = std::max(c.hops, hops);
+    }
+    double most = 0;
+    if (k == 1 || round.axis == node.axis) {
+      for (int x = 0; x < n; ++x)
+        most = std::max({most, plus[static_cast<std::size_t>(x)], minus[static_cast<std::size_t>(x)]});
+      (round.axis == node.axis ? c.node_blocks : c.link_blocks) = most;
+    } else {
+      // The node's rank with node coordinate j runs the line translated by
+      // j (mod the round's spacing g) from its rank 0; g divides every side,
+      // the node's k among them, so a node's lines start at every residue.
+      const int g = round.spacing;
+      for (int x = 0; x < n; ++x) {
+        double p = 0, m = 0;
+        for (int j = 0; j < k; ++j) {
+          const auto at = static_cast<std::size_t>(((x - j % g) % n + n) % n);
+          p += plus[at];
+          m += minus[at];
+        }
+        most = std::max({most, p, m});
+      }
+      c.link_blocks = most;
     }
     out.add(c);
   }

@@ -29,9 +29,8 @@ CostProfile bridgehead(const BridgeheadSchedule& s);
 /// Monakhov §5: every rank's tree is rank 0's, translated).
 CostProfile circulant(const CirculantSchedule& s, const Torus& net, int node_ranks);
 
-/// cubgos' rounds from one line per round (Juurlink, Rao & Sibeyn §6.2),
-/// one rank per node.
-CostProfile cubgos(const CubgosSchedule& s);
+/// cubgos' rounds from one line per round (Juurlink, Rao & Sibeyn §6.2).
+CostProfile cubgos(const CubgosSchedule& s, int node_ranks);
 
 /// The torus's last axis where it is each node's node_ranks ranks (shared
 /// memory; axis -1 where there is none), and how many ranks share each of a
