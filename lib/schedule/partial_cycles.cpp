@@ -400,7 +400,10 @@ PartialCyclesSchedule::Feeders PartialCyclesSchedule::feeders(Rank r, int c) con
 }
 
 bool PartialCyclesSchedule::fed_from(Rank r, int c, int which, long long round, long long* p, bool* relay) const {
-  const Feeders f = feeders(r, c);
+  return fed_from(feeders(r, c), which, round, p, relay);
+}
+
+bool PartialCyclesSchedule::fed_from(const Feeders& f, int which, long long round, long long* p, bool* relay) const {
   *relay = false;
   if (!ti_) return feed_position(which == f.a_which, f.a, f.l, m_, round, p);
   if (round > feed_rounds_) return false;

@@ -95,6 +95,8 @@ class PartialCyclesSchedule final : public Schedule {
   /// this round; else the position it sends, and whether r already holds it
   /// (a relay: time-independent only).
   bool fed_from(Rank r, int c, int which, long long round, long long* p, bool* relay) const;
+  /// As above, with r's feeders for c already known (feeders(r, c)).
+  bool fed_from(const Feeders& f, int which, long long round, long long* p, bool* relay) const;
 
  private:
   long long wrap(long long p) const { return ((p % m_) + m_) % m_; }

@@ -4,6 +4,7 @@
 // every rank's rounds (profile(), vendor_profile_stepped()) proves them.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "schedule/circulant.hpp"
 #include "schedule/cubgos.hpp"
 #include "schedule/dim_rings.hpp"
+#include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/torus_bruck.hpp"
 
@@ -279,6 +281,39 @@ TEST(ClosedForm, CubgosFromOneLinePerRoundEqualsStepped) {
   EXPECT_GT(checked, 200);
   const int nodes = with_node_axes(512, check_cubgos);
   EXPECT_GT(nodes, 150);
+}
+
+// partial-cycles, both variants: every rank's sends listed without the
+// programs, against the programs stepped through; with node axes too.
+TEST(ClosedForm, PartialCyclesEqualsStepped) {
+  auto check = [](const Torus& t, int node_ranks) {
+    if (!PartialCyclesSchedule::not_applicable(t).empty()) return 0;
+    int checked = 0;
+    for (bool ti : {false, true}) {
+      std::unique_ptr<PartialCyclesSchedule> built;
+      try {
+        built = std::make_unique<PartialCyclesSchedule>(t, ti);
+      } catch (const std::invalid_argument&) {
+        return 0;  // the construction's checks fail on some shapes
+      }
+      const PartialCyclesSchedule& s = *built;
+      CostProfile closed;
+      EXPECT_TRUE(closed_form_profile(s, &closed, node_ranks));
+      expect_same(closed, node_ranks > 1 ? profile(s, t.size(), &t, node_ranks) : profile(s, t.size()),
+                  std::string(s.name()) + " on " + t.to_string() + ", " + std::to_string(node_ranks) + " per node");
+      ++checked;
+    }
+    return checked;
+  };
+  int checked = 0;
+  auto shapes = kShapes;  // and shapes it builds on: 2D even and odd, 3D
+  for (const std::vector<int>& more :
+       std::vector<std::vector<int>>{{32, 16}, {12, 8}, {5, 7}, {9, 9}, {6, 6, 6}, {2, 4}, {8, 2}, {2, 6}})
+    shapes.push_back(more);
+  for (const auto& dims : shapes)
+    if (Torus(dims).size() <= 1024) checked += check(Torus(dims), 1);
+  EXPECT_GE(checked, 20);
+  EXPECT_GE(with_node_axes(512, check), 24);
 }
 
 TEST(ClosedForm, NoClosedFormIsNotClaimed) {

@@ -10,6 +10,7 @@
 #include "schedule/circulant.hpp"
 #include "schedule/cubgos.hpp"
 #include "schedule/dim_rings.hpp"
+#include "schedule/partial_cycles.hpp"
 #include "schedule/torus_bruck.hpp"
 
 namespace torusgather {
@@ -31,6 +32,10 @@ CostProfile circulant(const CirculantSchedule& s, const Torus& net, int node_ran
 
 /// cubgos' rounds from one line per round (Juurlink, Rao & Sibeyn §6.2).
 CostProfile cubgos(const CubgosSchedule& s, int node_ranks);
+
+/// partial-cycles' rounds, every rank's sends without its program (Meyer &
+/// Sibeyn §4); O(P d) per round.
+CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks);
 
 /// The torus's last axis where it is each node's node_ranks ranks (shared
 /// memory; axis -1 where there is none), and how many ranks share each of a
