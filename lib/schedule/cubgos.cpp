@@ -2,9 +2,13 @@
 #include "schedule/cubgos.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "schedule/ring_gossip.hpp"
@@ -103,22 +107,44 @@ StepCost CubgosSchedule::cost(const Torus& torus, const DiagonalParams& p) {
   return c;
 }
 
+namespace {
+
+/// Every (a, b, k) that fits the shape with its cost, made once per shape in
+/// a process (best() asks for each block size's r).
+std::shared_ptr<const std::vector<std::pair<DiagonalParams, StepCost>>> costs_of(const Torus& torus) {
+  static std::mutex mutex;
+  static std::map<std::vector<int>, std::shared_ptr<const std::vector<std::pair<DiagonalParams, StepCost>>>> known;
+  const std::vector<int> key = torus.dims();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  auto all = std::make_shared<std::vector<std::pair<DiagonalParams, StepCost>>>();
+  const int n0 = torus.dim(torus.active_axes()[0]);
+  for (int a = 1; a < n0; ++a)
+    for (int b = 2; b <= 8; ++b)
+      for (int k = 1; k <= std::min(n0, 32); ++k) {
+        const DiagonalParams p{a, b, k};
+        if (CubgosSchedule::check(torus, p).empty()) all->emplace_back(p, CubgosSchedule::cost(torus, p));
+      }
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known.size() > 64) known.clear();  // bounded: a process sees a few shapes
+  known.emplace(key, all);
+  return all;
+}
+
+}  // namespace
+
 DiagonalParams CubgosSchedule::best(const Torus& torus, double r) {
   const auto axes = torus.active_axes();
   const int n0 = torus.dim(axes[0]);
   DiagonalParams best_p{n0, 2, 1};  // g = 1: approach 1 along every axis
   StepCost best_c = cost(torus, best_p);
-  for (int a = 1; a < n0; ++a)
-    for (int b = 2; b <= 8; ++b)
-      for (int k = 1; k <= std::min(n0, 32); ++k) {
-        const DiagonalParams p{a, b, k};
-        if (!check(torus, p).empty()) continue;
-        const StepCost c = cost(torus, p);
-        if (c.at(r) < best_c.at(r) || (c.at(r) == best_c.at(r) && c.steps < best_c.steps)) {
-          best_c = c;
-          best_p = p;
-        }
-      }
+  for (const auto& [p, c] : *costs_of(torus))
+    if (c.at(r) < best_c.at(r) || (c.at(r) == best_c.at(r) && c.steps < best_c.steps)) {
+      best_c = c;
+      best_p = p;
+    }
   return best_p;
 }
 
