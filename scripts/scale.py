@@ -7,8 +7,11 @@ machine (real wall-clock, one process, no MPI):
 - for each algorithm auto can choose on the shape, rank 0's plan as the
   library builds it at run time and walks it once (tg-plan --plan-only):
   build_seconds and plan_bytes (heap kept);
-- auto's decision for 8 B, 64 KiB and 1 MiB blocks with the cost model's
-  default machine (tg-plan --select): decide_seconds and the choices.
+- auto's decision for 8 B, 1 KiB, 64 KiB and 1 MiB blocks with the cost
+  model's default machine (tg-plan --select): decide_seconds and the choices.
+
+A shape with a fourth field is run with that many ranks per node
+(--node-size) on its last axis.
 
 Writes docs/data/scale-table.md, the "Scale" section of docs/performance.md,
 and regenerates that file (scripts/performance_report.py).
@@ -26,9 +29,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# (ranks class, dimension, shape)
+# (ranks class, dimension, shape[, ranks per node on the last axis])
 SHAPES = [
     (512, 2, "16x32"), (512, 3, "8x8x8"), (512, 5, "4x4x4x4x2"), (512, 6, "4x4x4x2x2x2"),
+    (512, 3, "4x4x8x4", 4), (512, 5, "4x4x2x2x2x4", 4), (768, 6, "4x4x4x2x3x2"), (768, 6, "2x2x4x2x3x2x4", 4),
+    (1024, 2, "32x32"), (1024, 2, "64x16"), (1024, 3, "8x8x16"),
     (4096, 2, "64x64"), (4096, 3, "16x16x16"), (4096, 5, "8x8x4x4x4"), (4096, 6, "4x4x4x4x4x4"),
     (32768, 2, "128x256"), (32768, 3, "32x32x32"), (32768, 5, "8x8x8x8x8"), (32768, 6, "8x8x8x4x4x4"),
     (262144, 2, "512x512"), (262144, 3, "64x64x64"), (262144, 5, "16x16x16x8x8"), (262144, 6, "8x8x8x8x8x8"),
@@ -36,7 +41,7 @@ SHAPES = [
     (10**6, 6, "10x10x10x10x10x10"),
 ]
 QUICK = {"8x8x8", "16x16x16", "99x99x99"}
-SIZES = "8,64k,1m"
+SIZES = "8,1k,64k,1m"
 
 
 def run(cmd, timeout):
@@ -51,15 +56,16 @@ def run(cmd, timeout):
     return json.loads(p.stdout.strip().splitlines()[-1]), wall, ""
 
 
-def candidates(tg_plan, dims, timeout):
-    """The algorithms auto considers on this shape: the applicable rows of
-    tg-plan --select's table, and its choices and decision time."""
-    sel, _, err = run([tg_plan, "--dims", dims, "--select", "--sizes", SIZES, "--json"], timeout)
-    table = subprocess.run([tg_plan, "--dims", dims, "--select", "--sizes", "8"], capture_output=True, text=True,
-                           timeout=timeout).stdout
+def candidates(tg_plan, dims, node, timeout):
+    """The algorithms auto considers on this shape (the applicable rows of
+    tg-plan --select's table, those left unprofiled at 8 B among them), and
+    its choices and decision time."""
+    sel, _, err = run([tg_plan, "--dims", dims, "--select", "--sizes", SIZES, "--json"] + node, timeout)
+    table = subprocess.run([tg_plan, "--dims", dims, "--select", "--sizes", "8"] + node, capture_output=True,
+                           text=True, timeout=timeout).stdout
     names = []
     for line in table.splitlines():
-        m = re.match(r"^\s*\*?\s*([a-z][a-z0-9-]*)(?: \([^)]*\))?\s+[0-9.,]+ us", line)
+        m = re.match(r"^\s*\*?\s*([a-z][a-z0-9-]*)(?: \([^)]*\))?\s+(?:>=\s+)?[0-9.,]+ us", line)
         if m and m.group(1) != "vendor":
             names.append(m.group(1))
     return sel, err, names
@@ -86,13 +92,17 @@ def main():
     if not os.access(tg_plan, os.X_OK):
         sys.exit(f"scale: {tg_plan} not found: build first (./scripts/build.sh)")
     rows = []
-    for ranks, d, dims in SHAPES:
+    for ranks, d, dims, *per_node in SHAPES:
         if args.quick and dims not in QUICK:
             continue
-        sel, err, names = candidates(tg_plan, dims, args.timeout)
+        node = ["--node-size", str(per_node[0])] if per_node else []
+        sel, err, names = candidates(tg_plan, dims, node, args.timeout)
         builds = []
         for name in names:
-            res, wall, why = run([tg_plan, "--dims", dims, "--algorithm", name, "--plan-only", "--json"], args.timeout)
+            # tg-plan takes --node-size for the algorithms that use it.
+            uses = name == "three-phase" or name.startswith("node-")
+            res, wall, why = run([tg_plan, "--dims", dims, "--algorithm", name, "--plan-only", "--json"] +
+                                 (node if uses else []), args.timeout)
             if res:
                 builds.append(f"{name} {ms(res['build_seconds'])} / {ms(res['walk_seconds'])} / "
                               f"{human_bytes(res['plan_bytes'])}")
@@ -104,10 +114,11 @@ def main():
         if sel:
             choice = ", ".join(f"{k}: {v}" for k, v in sel["choices"].items())
             decide = (f"{max(sel['decide_seconds_per_size']) * 1e3:.3g} ms "
-                      f"({sel['decide_seconds'] * 1e3:.3g} ms for all three)")
+                      f"({sel['decide_seconds'] * 1e3:.3g} ms for all four)")
         else:
             choice, decide = err, "–"
-        rows.append(f"| {dims} | {p:,} | {d}D | {decide} | {choice} | {'; '.join(builds)} |")
+        shape = f"{dims}, {per_node[0]} per node" if per_node else dims
+        rows.append(f"| {shape} | {p:,} | {d}D | {decide} | {choice} | {'; '.join(builds)} |")
         print(rows[-1], flush=True)
     if args.quick:
         return
@@ -115,19 +126,21 @@ def main():
         "What one rank spends before its first allgather, measured on this machine with `scripts/scale.py` (real "
         "wall-clock, one process, no MPI; one run each; rank 0):",
         "",
-        "- **decision**: `tg-plan --dims D --select --sizes 8,64k,1m`, auto's choice with the cost model's default "
-        "machine (α 1 µs, 10 GB/s, no cost per hop or message, vendor model `ompi`) for three block sizes, computed "
+        "- **decision**: `tg-plan --dims D --select --sizes 8,1k,64k,1m` (and `--node-size k` where a row says k "
+        "per node), auto's choice with the cost model's default "
+        "machine (α 1 µs, 10 GB/s, no cost per hop or message, vendor model `ompi`) for four block sizes, computed "
         "as rank 0 computes it before broadcasting (in the library every rank then receives the profiles); the "
-        "longest of the three (each block size is decided at its first call), and their sum;",
+        "longest of the four (each block size is decided at its first call), and their sum;",
         "- **plan**: for each algorithm auto considers on that shape, `tg-plan --plan-only`: rank 0's schedule built "
         "as at run time (build), its rounds stepped through once as each call does (walk: the call's own "
         "bookkeeping, O(rounds)), and the heap the schedule keeps (bytes).",
         "",
         "Above 1024 ranks auto considers only the algorithms whose cost profile comes from their construction "
+        "without a schedule that grows with P "
         "(dim-rings; hamiltonian where a rule gives its cycles: 2D with even or equal sides, odd cubes; "
         "concentrate on sides up to 4096, bridgehead and bridgehead-coloured on sides up to 16, from one ring per side) and the "
         "vendor's allgather; below, every algorithm (the other explicit schedules keep every rank's calls: "
-        "docs/design.md, \"Scale\").",
+        "docs/design.md, \"Scale\"), partial-cycles only where its rounds alone do not put it behind three others.",
         "",
         "| torus | ranks | d | decision | auto's choices (block bytes: algorithm) | plan per rank: build / walk / bytes kept |",
         "|---|---|---|---|---|---|",
