@@ -51,7 +51,7 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
     std::fill(sends.begin(), sends.end(), 0);
     std::fill(recvs.begin(), recvs.end(), 0);
     RoundCost cost;
-    auto send = [&](Rank from, Port p, double blocks) {
+    auto send = [&](Rank from, Rank to, Port p, double blocks) {
       p = link_port(p);
       const bool on_node = k > 1 && port_axis(p) == node.axis;
       const Rank owner = k > 1 && !on_node ? from - from % k : from;
@@ -59,7 +59,6 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
       l += blocks;
       double& most = on_node ? cost.node_blocks : cost.link_blocks;
       most = std::max(most, l);
-      const Rank to = t.neighbor(from, p);
       cost.sends = std::max(cost.sends, ++sends[static_cast<std::size_t>(from)]);
       cost.recvs = std::max(cost.recvs, ++recvs[static_cast<std::size_t>(to)]);
       cost.recv_blocks = std::max(cost.recv_blocks, recv[static_cast<std::size_t>(to)] += blocks);
@@ -72,13 +71,14 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
           const long long q = s.position(r, c);
           if (q < 0) continue;
           for (int dir : {+1, -1})
-            if (s.injects(s.at(c, q - dir * (round - 1)), c)) send(r, s.cycle_port(r, c, dir), halves ? 0.5 : 1.0);
+            if (s.injects(s.at(c, q - dir * (round - 1)), c))
+              send(r, s.at(c, q + dir), s.cycle_port(r, c, dir), halves ? 0.5 : 1.0);
         }
     }
     long long p = 0;
     bool relay = false;
     for (const Feed& f : feeds)
-      if (s.fed_from(f.f, f.which, round, &p, &relay) && s.injects(s.at(f.c, p), f.c)) send(f.from, f.port, 1.0);
+      if (s.fed_from(f.f, f.which, round, &p, &relay) && s.injects(s.at(f.c, p), f.c)) send(f.from, f.to, f.port, 1.0);
     out.add(cost);
   }
   return out;
