@@ -7,6 +7,7 @@
 #include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/cubgos.hpp"
+#include "schedule/hamiltonian.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/torus_bruck.hpp"
@@ -55,6 +56,11 @@ bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ra
   }
   if (const auto* g = dynamic_cast<const CubgosSchedule*>(&schedule)) {
     *out = profiles::cubgos(*g, node_ranks);
+    return true;
+  }
+  if (dynamic_cast<const HamiltonianSchedule*>(&schedule)) {
+    *out = profiles::hamiltonian(schedule.torus());
+    profiles::shared_by_node(out, node_ranks);
     return true;
   }
   if (const auto* pc = dynamic_cast<const PartialCyclesSchedule*>(&schedule)) {

@@ -41,7 +41,8 @@ std::string no_profile_at_scale(const AlgorithmInfo& info);
 /// The profile of a built schedule from its construction where it has one
 /// (bridgehead and its variants: from one ring per side, O(rounds * n)
 /// calls, not P ranks; torus-bruck: from its parts, O(k log P); dim-rings:
-/// from its colours' steps, O(rounds * d); circulant: below); false otherwise.
+/// from its colours' steps, O(rounds * d); hamiltonian: as by its id;
+/// circulant: below); false otherwise.
 ///
 /// node_ranks k > 1 where the torus's last axis is each node's k ranks: a
 /// node's ranks share its network links. dim-rings charges that axis as

@@ -165,11 +165,8 @@ CostProfile node_sliced_profile(const NodeSlicedSchedule& s, long long step_limi
   const int k = s.node_ranks();
   CostProfile out;
   CostProfile inner;
-  // The inner schedule as built (its variant), else its algorithm's.
-  const AlgorithmInfo* inner_info = find_algorithm(s.inner().name());
-  if (!closed_form_profile(s.inner(), &inner) &&
-      !(inner_info && closed_form_profile(inner_info->id, s.inner().torus(), &inner)))
-    inner = profile(s.inner(), step_limit);
+  // The inner schedule as built (its variant).
+  if (!closed_form_profile(s.inner(), &inner)) inner = profile(s.inner(), step_limit);
   for (auto [times, c] : inner.runs) {
     c.link_blocks *= k;
     out.add(c, times);
