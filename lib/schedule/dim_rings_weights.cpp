@@ -11,88 +11,137 @@
 namespace torusgather {
 namespace {
 
-/// One round of a colour: (link, blocks) for each of its messages into a node.
-using Step = std::vector<std::pair<int, double>>;
+/// One message of a colour's round into a node: its link, and how many of
+/// the colour's group it carries (a fraction on an even ring's last step).
+struct Message {
+  int link;
+  double share;
+};
 
-/// A colour's rounds, link by link: a ring of n takes floor(n/2) rounds of
-/// its group each way, halves at an even ring's antipode; a side of 2 is
-/// one link (link 2a), any other side two (2a towards +, 2a + 1 towards -).
-std::vector<Step> steps_of(const Torus& torus, const AxisOrder& order, double weight) {
-  std::vector<Step> steps;
-  double group = weight;
-  for (int a : order) {
-    const int n = torus.dim(a);
-    for (int step = 1; step <= n / 2; ++step) {
-      const double b = n % 2 == 0 && step == n / 2 ? group / 2 : group;
-      if (n == 2)
-        steps.push_back({{2 * a, 2 * b}});
-      else
-        steps.push_back({{2 * a, b}, {2 * a + 1, b}});
+/// The fluid model of one node's links for fixed axis orders, evaluated for
+/// many weights: each colour's rounds made once, the flows' buffers reused.
+/// A ring of n takes floor(n/2) rounds of its group each way, halves at an
+/// even ring's antipode; a side of 2 is one link (link 2a), any other side
+/// two (2a towards +, 2a + 1 towards -).
+class Fluid {
+ public:
+  Fluid(const Torus& torus, const std::vector<AxisOrder>& orders)
+      : colours_(orders.size()), sharing_(static_cast<std::size_t>(2 * torus.ndims()), 0) {
+    for (const AxisOrder& order : orders) {
+      rounds_.emplace_back();
+      for (int a : order) {
+        const int n = torus.dim(a);
+        for (int step = 1; step <= n / 2; ++step) {
+          const bool half = n % 2 == 0 && step == n / 2;
+          Round r{a, half, {}};
+          if (n == 2)
+            r.messages.push_back({2 * a, 2});
+          else
+            r.messages = {{2 * a, 1}, {2 * a + 1, 1}};
+          rounds_.back().push_back(r);
+        }
+      }
+      dims_.emplace_back();
+      for (int a : order) dims_.back().push_back(torus.dim(a));
     }
-    group *= n;
   }
-  return steps;
-}
 
-}  // namespace
+  /// The time, in one block's time over one link, with these weights.
+  double time(const std::vector<double>& weights) {
+    // A colour's group in each round as the colour's steps multiply it, the
+    // weight first (the same products as one colour computed alone).
+    blocks_.assign(colours_, {});
+    for (std::size_t c = 0; c < colours_; ++c) {
+      if (!(weights[c] > 0)) continue;
+      double group = weights[c];
+      std::size_t axis = 0;
+      int last = -1;
+      for (const Round& r : rounds_[c]) {
+        if (last >= 0 && r.axis != last) group *= dims_[c][axis++];
+        last = r.axis;
+        const double b = r.half ? group / 2 : group;
+        for (const Message& m : r.messages) blocks_[c].push_back(m.share == 2 ? 2 * b : b);
+      }
+    }
+    at_.assign(colours_, 0);
+    used_.assign(colours_, 0);
+    open_.assign(colours_, 0);
+    flows_.clear();
+    for (std::size_t c = 0; c < colours_; ++c) start(c);
+    double t = 0;
+    while (!flows_.empty()) {
+      std::fill(sharing_.begin(), sharing_.end(), 0);
+      for (const Flow& f : flows_) ++sharing_[static_cast<std::size_t>(f.link)];
+      double dt = INFINITY;
+      for (const Flow& f : flows_) dt = std::min(dt, f.left * sharing_[static_cast<std::size_t>(f.link)]);
+      t += dt;
+      // Every message on a link gets an equal share; the first to finish leave.
+      std::size_t kept = 0;
+      arrived_.clear();
+      for (const Flow& f : flows_) {
+        const double left = f.left - dt / sharing_[static_cast<std::size_t>(f.link)];
+        if (left > 1e-12 * std::max(1.0, t)) {
+          flows_[kept++] = Flow{f.colour, f.link, left};
+        } else if (--open_[static_cast<std::size_t>(f.colour)] == 0) {
+          arrived_.push_back(static_cast<std::size_t>(f.colour));
+        }
+      }
+      flows_.resize(kept);
+      // A colour whose round has arrived starts its next one.
+      for (std::size_t c : arrived_) start(c);
+    }
+    return t;
+  }
 
-double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights) {
+ private:
+  struct Round {
+    int axis;
+    bool half;
+    std::vector<Message> messages;
+  };
   struct Flow {
     int colour, link;
     double left;
   };
-  const std::size_t colours = orders.size();
-  std::vector<std::vector<Step>> steps(colours);
-  for (std::size_t c = 0; c < colours; ++c)
-    if (weights[c] > 0) steps[c] = steps_of(torus, orders[c], weights[c]);
-  std::vector<std::size_t> at(colours, 0);
-  std::vector<int> open(colours, 0);  // the colour's messages still on the wire
-  std::vector<Flow> flows;
-  std::vector<std::size_t> arrived;
-  // Starts colour c's next round that moves anything.
-  const auto start = [&](std::size_t c) {
-    for (; at[c] < steps[c].size() && open[c] == 0; ++at[c])
-      for (const auto& [link, blocks] : steps[c][at[c]])
-        if (blocks > 0) flows.push_back({static_cast<int>(c), link, blocks}), ++open[c];
-  };
-  for (std::size_t c = 0; c < colours; ++c) start(c);
-  std::vector<int> sharing(static_cast<std::size_t>(2 * torus.ndims()), 0);
-  double t = 0;
-  while (!flows.empty()) {
-    std::fill(sharing.begin(), sharing.end(), 0);
-    for (const Flow& f : flows) ++sharing[static_cast<std::size_t>(f.link)];
-    double dt = INFINITY;
-    for (const Flow& f : flows) dt = std::min(dt, f.left * sharing[static_cast<std::size_t>(f.link)]);
-    t += dt;
-    // Every message on a link gets an equal share; the first to finish leave.
-    std::size_t kept = 0;
-    arrived.clear();
-    for (const Flow& f : flows) {
-      const double left = f.left - dt / sharing[static_cast<std::size_t>(f.link)];
-      if (left > 1e-12 * std::max(1.0, t)) {
-        flows[kept++] = Flow{f.colour, f.link, left};
-      } else if (--open[static_cast<std::size_t>(f.colour)] == 0) {
-        arrived.push_back(static_cast<std::size_t>(f.colour));
+  /// Starts colour c's next round that moves anything.
+  void start(std::size_t c) {
+    const auto& rounds = rounds_[c];
+    if (blocks_[c].empty()) return;  // weight 0: no rounds
+    for (; at_[c] < rounds.size() && open_[c] == 0; ++at_[c])
+      for (const Message& m : rounds[at_[c]].messages) {
+        const double blocks = blocks_[c][used_[c]++];
+        if (blocks > 0) flows_.push_back({static_cast<int>(c), m.link, blocks}), ++open_[c];
       }
-    }
-    flows.resize(kept);
-    // A colour whose round has arrived starts its next one.
-    for (std::size_t c : arrived) start(c);
   }
-  return t;
+  std::size_t colours_;
+  std::vector<std::vector<Round>> rounds_;
+  std::vector<std::vector<int>> dims_;
+  std::vector<std::vector<double>> blocks_;
+  std::vector<std::size_t> at_, used_;
+  std::vector<int> open_;
+  std::vector<Flow> flows_;
+  std::vector<std::size_t> arrived_;
+  std::vector<int> sharing_;
+};
+
+}  // namespace
+
+double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights) {
+  return Fluid(torus, orders).time(weights);
 }
 
 namespace {
 
 std::vector<long long> search_weights(const Torus& torus, const std::vector<AxisOrder>& orders, long long units) {
   const std::size_t n = orders.size();
+  Fluid fluid(torus, orders);
   std::vector<double> w(n, 1.0 / static_cast<double>(n));
   const auto normalised = [](std::vector<double> v) {
     const double sum = std::accumulate(v.begin(), v.end(), 0.0);
     for (double& x : v) x /= sum;
     return v;
   };
-  double best = fluid_time(torus, orders, w);
+  double best = fluid.time(w);
   // Coordinate search: scale one weight up or down, keep what helps.
   for (double step : {0.5, 0.25, 0.125, 0.0625, 0.03125})
     for (int sweep = 0; sweep < 4; ++sweep) {
@@ -102,7 +151,7 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
           std::vector<double> v = w;
           v[i] *= 1 + sign * step;
           v = normalised(v);
-          const double x = fluid_time(torus, orders, v);
+          const double x = fluid.time(v);
           if (x < best * (1 - 1e-9)) {
             best = x;
             w = v;
