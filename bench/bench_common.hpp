@@ -112,19 +112,23 @@ inline int run_v(const std::string& algorithm, const void* send, int count, MPI_
 /// Returns the time at which this rank starts a timed call. Real MPI: after a
 /// barrier (as OSU). SimGrid: every simulated rank starts at the same
 /// simulated instant (a barrier lets ranks go a few latencies apart, which
-/// at 8 B is as long as the allgather): agree on a start 1 ms after the
-/// latest rank's clock and idle until then.
+/// at 8 B is as long as the allgather): agree on a start after the latest
+/// rank's clock, 1 ms or 4 barriers later (the agreement itself takes about
+/// one), and idle until then.
 inline double start_together(MPI_Comm comm) {
-  MPI_Barrier(comm);
 #ifdef TORUSGATHER_SMPI
-  double now = MPI_Wtime(), latest = 0;
-  MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  const double start = latest + 1e-3;
+  const double before = MPI_Wtime();
+  MPI_Barrier(comm);
+  double now = MPI_Wtime(), latest[2] = {0, 0};
+  const double mine[2] = {now, now - before};
+  MPI_Allreduce(mine, latest, 2, MPI_DOUBLE, MPI_MAX, comm);
+  const double start = latest[0] + std::max(1e-3, 4 * latest[1]);
   now = MPI_Wtime();
   if (now > start) std::fprintf(stderr, "tg-bench: the agreed start passed before this rank got there\n");
   if (now < start) smpi_execute_flops((start - now) * sg_host_get_speed(sg_host_self()));  // simulated idling
   return start;
 #else
+  MPI_Barrier(comm);
   return MPI_Wtime();
 #endif
 }
