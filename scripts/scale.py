@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The scale report: what one rank spends before its first allgather, from
-512 to about 10^6 ranks in 2D, 3D, 5D and 6D, measured with tg-plan on this
+64 to about 10^6 ranks in 2D to 6D, measured with tg-plan on this
 machine (real wall-clock, one process, no MPI):
 
 - for each algorithm auto can choose on the shape, rank 0's plan as the
@@ -31,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # (ranks class, dimension, shape[, ranks per node on the last axis])
 SHAPES = [
+    (64, 2, "8x8"), (64, 3, "4x4x4"), (64, 4, "4x4x2x2"), (64, 6, "2x2x2x2x2x2"),
     (512, 2, "16x32"), (512, 3, "8x8x8"), (512, 5, "4x4x4x4x2"), (512, 6, "4x4x4x2x2x2"),
     (512, 3, "4x4x8x4", 4), (512, 5, "4x4x2x2x2x4", 4), (768, 6, "4x4x4x2x3x2"), (768, 6, "2x2x4x2x3x2x4", 4),
     (1024, 2, "32x32"), (1024, 2, "64x16"), (1024, 3, "8x8x16"),
