@@ -7,9 +7,9 @@
 #include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/cubgos.hpp"
+#include "schedule/dim_rings.hpp"
 #include "schedule/hamiltonian.hpp"
 #include "schedule/partial_cycles.hpp"
-#include "schedule/dim_rings.hpp"
 #include "schedule/torus_bruck.hpp"
 
 namespace torusgather {
