@@ -93,7 +93,9 @@ grep -q "measuring 1 of at most 24" <<<"$out" || fail "a rejected calibration sh
 rm -f "$file"
 out=$(TORUSGATHER_TEST_FAULT=software TORUSGATHER_TRIALS=0 "$@" "${args[@]}" 2>&1) ||
   fail "the run with an implausible software cost failed"
-if [ $rejected_here -eq 0 ]; then  # else the machine's rejection comes first
+# On a loaded machine (MPICH's busy-polling ranks on 2 cores) the machine's
+# own rejection, in this run or the first, comes first.
+if [ $rejected_here -eq 0 ] && ! grep -q "calibration on 4 ranks rejected three times" <<<"$out"; then
   grep -q "calibration on 4 ranks rejected (software cost per round 1e+03 us, above 50 us)" <<<"$out" ||
     fail "an implausible software cost was not rejected"
 fi
