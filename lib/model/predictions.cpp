@@ -110,16 +110,11 @@ double at_least(const ModelContext& ctx, long long rounds, long long block_bytes
   const Torus& t = *ctx.torus;
   const double alpha = m.node_alpha > 0 ? std::min(m.alpha, m.node_alpha) : m.alpha;
   const double beta = m.node_beta > 0 ? std::min(m.beta, m.node_beta) : m.beta;
-  int links = 0;
-  for (int a : t.active_axes()) links += t.dim(a) == 2 ? 1 : 2;
+  const int links = t.incoming_links();
   const double blocks = links > 0 ? static_cast<double>(t.size() - 1) / links : 0;
   return static_cast<double>(rounds) * (alpha + ctx.tg_per_round) +
          beta * blocks * static_cast<double>(block_bytes);
 }
-
-/// auto profiles every candidate that could be among this many fastest (a
-/// trial measures up to 3 of them).
-constexpr std::size_t kProfiledAtLeast = 3;
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The dimension-order route a vendor's point-to-point message takes on a
 // torus network: shared by the stepped profiles (cost.cpp) and the closed
-// forms that count routes once per offset (profiles/circulant.cpp).
+// forms that count routes once per offset or per line (profiles/).
 #pragma once
 
 #include "topology/torus.hpp"

@@ -27,8 +27,8 @@ std::string format_table(const std::vector<Candidate>& candidates, int chosen) {
     if (!c.why_not.empty())
       std::snprintf(line, sizeof line, "    %-40s  does not apply: %s\n", name.c_str(), c.why_not.c_str());
     else if (c.at_least > 0)
-      std::snprintf(line, sizeof line, "    %-40s >= %11.2f us (not profiled: %lld rounds at least, behind 3 others)\n",
-                    name.c_str(), c.at_least * 1e6, c.at_least_rounds);
+      std::snprintf(line, sizeof line, "    %-40s >= %11.2f us (not profiled: %lld rounds at least, behind %zu others)\n",
+                    name.c_str(), c.at_least * 1e6, c.at_least_rounds, kProfiledAtLeast);
     else
       std::snprintf(line, sizeof line, "  %s %-40s  %12.2f us\n", static_cast<int>(i) == chosen ? "*" : " ",
                     name.c_str(), c.predicted * 1e6);

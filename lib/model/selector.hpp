@@ -12,6 +12,10 @@
 
 namespace torusgather {
 
+/// auto profiles every candidate that could be among this many fastest (a
+/// trial measures up to 3 of them).
+constexpr std::size_t kProfiledAtLeast = 3;
+
 struct Candidate {
   Pick pick;                    ///< the algorithm, or the vendor's allgather
   std::string detail;           ///< e.g. the vendor's algorithm at this size, bridgehead's a,b,k
@@ -21,7 +25,7 @@ struct Candidate {
   double predicted = 0;         ///< seconds, filled by select()
   bool named_only = false;      ///< predicted but never chosen: it runs only when named
   /// > 0: not profiled, since its at_least_rounds rounds alone take at
-  /// least this (seconds), more than enough others' predictions.
+  /// least this (seconds), more than kProfiledAtLeast others' predictions.
   double at_least = 0;
   long long at_least_rounds = 0;
 };

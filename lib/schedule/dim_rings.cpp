@@ -259,11 +259,9 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
 }
 
 double DimRingsSchedule::balanced_floor(const Torus& torus, double r) {
-  long long rounds = 0, links = 0;
-  for (int a : torus.active_axes()) {
-    rounds += ring_steps(torus.dim(a));
-    links += torus.dim(a) == 2 ? 1 : 2;
-  }
+  long long rounds = 0;
+  for (int a : torus.active_axes()) rounds += ring_steps(torus.dim(a));
+  const int links = torus.incoming_links();
   return links == 0 ? 0 : static_cast<double>(rounds) * r + static_cast<double>(torus.size() - 1) / static_cast<double>(links);
 }
 

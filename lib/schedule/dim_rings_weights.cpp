@@ -11,8 +11,9 @@
 namespace torusgather {
 namespace {
 
-/// One message of a colour's round into a node: its link, and how many of
-/// the colour's group it carries (a fraction on an even ring's last step).
+/// One message of a colour's round into a node: its link, and how many
+/// times the round's part of the colour's group it carries (2 on a side of
+/// 2, whose one link takes both directions' messages).
 struct Message {
   int link;
   double share;
@@ -27,6 +28,7 @@ class Fluid {
  public:
   Fluid(const Torus& torus, const std::vector<AxisOrder>& orders)
       : colours_(orders.size()), sharing_(static_cast<std::size_t>(2 * torus.ndims()), 0) {
+    for (int a = 0; a < torus.ndims(); ++a) sides_.push_back(torus.dim(a));
     for (const AxisOrder& order : orders) {
       rounds_.emplace_back();
       for (int a : order) {
@@ -41,8 +43,6 @@ class Fluid {
           rounds_.back().push_back(r);
         }
       }
-      dims_.emplace_back();
-      for (int a : order) dims_.back().push_back(torus.dim(a));
     }
   }
 
@@ -54,13 +54,12 @@ class Fluid {
     for (std::size_t c = 0; c < colours_; ++c) {
       if (!(weights[c] > 0)) continue;
       double group = weights[c];
-      std::size_t axis = 0;
       int last = -1;
       for (const Round& r : rounds_[c]) {
-        if (last >= 0 && r.axis != last) group *= dims_[c][axis++];
+        if (last >= 0 && r.axis != last) group *= sides_[static_cast<std::size_t>(last)];
         last = r.axis;
         const double b = r.half ? group / 2 : group;
-        for (const Message& m : r.messages) blocks_[c].push_back(m.share == 2 ? 2 * b : b);
+        for (const Message& m : r.messages) blocks_[c].push_back(m.share * b);
       }
     }
     at_.assign(colours_, 0);
@@ -114,8 +113,8 @@ class Fluid {
       }
   }
   std::size_t colours_;
+  std::vector<int> sides_;
   std::vector<std::vector<Round>> rounds_;
-  std::vector<std::vector<int>> dims_;
   std::vector<std::vector<double>> blocks_;
   std::vector<std::size_t> at_, used_;
   std::vector<int> open_;

@@ -52,6 +52,12 @@ std::vector<int> Torus::active_axes() const {
   return axes;
 }
 
+int Torus::incoming_links() const {
+  int links = 0;
+  for (int a : active_axes()) links += dims_[static_cast<std::size_t>(a)] == 2 ? 1 : 2;
+  return links;
+}
+
 std::string Torus::to_string() const {
   std::string s;
   for (int a = 0; a < ndims(); ++a) {

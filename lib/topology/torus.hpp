@@ -48,6 +48,10 @@ class Torus {
 
   /// The axes with side > 1 (a side of 1 has no links to anyone else).
   std::vector<int> active_axes() const;
+  /// The links that bring a node data: two per side > 2, one per side of 2
+  /// (both its ports lead to the same neighbour, and the network routes
+  /// every message to it one way).
+  int incoming_links() const;
 
   /// "6x8", "4x4x4".
   std::string to_string() const;

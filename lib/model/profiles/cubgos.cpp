@@ -3,13 +3,14 @@
 #include <vector>
 
 #include "model/profiles/profiles.hpp"
+#include "model/route.hpp"
 
 namespace torusgather {
 namespace profiles {
 
 /// Each round of cubgos runs the same calls on every line of one axis,
-/// translated, and lines share no link: one line's loads, routed in
-/// dimension order as profile() routes every call, are the round's.
+/// translated, and lines share no link: one line's loads, routed by
+/// walk_route as profile() routes every call, are the round's.
 /// With k ranks per node on the last axis, a node's k lines along another
 /// axis share its links (their loads add, at the k translations of the
 /// node's ranks), and the node axis's lines are shared memory.
@@ -21,24 +22,21 @@ CostProfile cubgos(const CubgosSchedule& s, int node_ranks) {
   CostProfile out;
   for (const auto& round : s.line_rounds()) {
     const int n = t.dim(round.axis);
+    const Torus line({n});
     std::vector<double> plus(static_cast<std::size_t>(n), 0), minus(plus), recv(plus);
     std::vector<int> sends(static_cast<std::size_t>(n), 0), recvs(sends);
     RoundCost c;
     for (const auto& call : round.calls) {
       if (call.blocks <= 0) continue;
-      const int from = ((call.from % n) + n) % n;
-      const int ahead = ((call.dist % n) + n) % n;
-      const bool right = ahead <= n - ahead;  // the shorter way, + on a tie
-      const int hops = right ? ahead : n - ahead;
+      const Rank from = ((call.from % n) + n) % n;
+      const Rank to = ((from + call.dist) % n + n) % n;
       const auto blocks = static_cast<double>(call.blocks);
-      for (int h = 0, at = from; h < hops; ++h) {
-        (right ? plus : minus)[static_cast<std::size_t>(at)] += blocks;
-        at = right ? (at + 1) % n : (at + n - 1) % n;
-      }
-      const auto to = static_cast<std::size_t>((from + call.dist % n + n) % n);
+      const int hops = walk_route(line, from, to, [&](Rank at, Port p) {
+        (port_plus(p) ? plus : minus)[static_cast<std::size_t>(at)] += blocks;
+      });
       c.sends = std::max(c.sends, ++sends[static_cast<std::size_t>(from)]);
-      c.recvs = std::max(c.recvs, ++recvs[to]);
-      c.recv_blocks = std::max(c.recv_blocks, recv[to] += blocks);
+      c.recvs = std::max(c.recvs, ++recvs[static_cast<std::size_t>(to)]);
+      c.recv_blocks = std::max(c.recv_blocks, recv[static_cast<std::size_t>(to)] += blocks);
       c.hops = std::max(c.hops, hops);
     }
     double most = 0;
