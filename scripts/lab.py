@@ -69,10 +69,10 @@ def dims_of(name):
     return [int(n) for n in name.split("x")]
 
 
-def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0):
+def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0, pair_links=1):
     """max(network, latency): every node must take in the (P-k)s bytes of the
     other nodes' k ranks each (once, then shared in memory) over its 2d
-    links (one per side of 2). With an injection limit L on all a node sends
+    links (pair_links per side of 2). With an injection limit L on all a node sends
     and receives together: the nodes send in all what they receive in all,
     at least N(P-k)s, so some node moves at least 2(P-k)s through its
     limit. The block of the farthest node crosses at
@@ -82,9 +82,9 @@ def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0):
     nodes = math.prod(dims)
     p = nodes * per_node
     diameter = sum(n // 2 for n in dims)
-    # A side of 2 gives one usable link, not two: both ports lead to the same
-    # neighbour and SimGrid routes every message to it one way.
-    links = sum(2 if n > 2 else 1 for n in dims if n > 1)
+    # A side of 2 has one link (both ports lead to the same neighbour, and
+    # SimGrid routes every message to it one way) unless the machine has two.
+    links = sum(2 if n > 2 else pair_links for n in dims if n > 1)
     network = (p - per_node) * size / (links * bw) if nodes > 1 else 0.0
     if limiter:
         network = max(network, 2 * (p - per_node) * size / limiter)
@@ -177,6 +177,8 @@ def run_job(job, args, out):
            "--node-bw", args.node_bw, "--node-lat", args.node_lat]
     if args.limiter:
         cmd += ["--limiter", args.limiter]
+    if args.pair_links != 1:
+        cmd += ["--pair-links", str(args.pair_links)]
     if args.overhead:
         # SMPI's per-message software costs: a sender and a receiver each
         # spend the overhead on every message (smpi/os, smpi/ois, smpi/or).
@@ -221,7 +223,8 @@ def collect(result, args):
             rows.append(dict(platform=result["platform"], ranks=int(r["ranks"]), algorithm=name, bytes=size,
                              time_us=float(r["max_us"]),
                              bound_us=round(bound_us(dims, size, bw, lat, overhead, args.per_node,
-                                                     parse_bandwidth(args.limiter) if args.limiter else 0.0), 3),
+                                                     parse_bandwidth(args.limiter) if args.limiter else 0.0,
+                                                     args.pair_links), 3),
                              checked=r["checked"], ok=r["ok"], predicted_us=r.get("predicted_us") or "",
                              ran=r["ran"] if result["kind"] == "torusgather" else ""))
     return rows
@@ -342,6 +345,8 @@ def main():
                     help="ranks on each torus node, sharing its links (default 1, or the preset's)")
     ap.add_argument("--node-bw", default="", help="shared-memory bandwidth within a node (default 1000GBps)")
     ap.add_argument("--node-lat", default="", help="shared-memory latency within a node (default 0us)")
+    ap.add_argument("--pair-links", type=int, default=0,
+                    help="links between the two nodes of a side of 2: 1 (default) or 2 (the preset's)")
     ap.add_argument("--vendor", default="ompi",
                     help="SMPI's allgather in torusgather's simulations: what auto models and delegates to "
                          "(default ompi, Open MPI's selection)")
@@ -373,11 +378,15 @@ def main():
         args.per_node = args.per_node or int(values["ranks_per_node"])
         args.node_bw = args.node_bw or values["node_bw"]
         args.node_lat = args.node_lat or values["node_lat"]
+        args.pair_links = args.pair_links or int(values["pair_links"])
     args.bw = args.bw or "10GBps"
     args.lat = args.lat or "1us"
     args.per_node = args.per_node or 1
     args.node_bw = args.node_bw or "1000GBps"
     args.node_lat = args.node_lat or "0us"
+    args.pair_links = args.pair_links or 1
+    if args.pair_links not in (1, 2):
+        ap.error("--pair-links must be 1 or 2")
     if args.per_node < 1:
         ap.error("--ranks-per-node must be at least 1")
     try:

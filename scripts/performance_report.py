@@ -31,18 +31,6 @@ MACHINE = {
 }
 
 
-# Links per node as the machine is built, where the simulated platform has
-# fewer: Blue Gene/Q's two links of a side of 2 lead to the same neighbour,
-# and SimGrid's torus routes them as one (IBM SG24-7872, ch. 2: 10 links).
-PHYSICAL_LINKS = {"bgq": 10}
-
-
-def simulated_links(platform, k):
-    """Links into a node of the simulated node torus: 2 per side > 2, 1 per side of 2."""
-    sides = [int(x) for x in platform.split("-")[0].split("x")]
-    return sum(2 if n > 2 else 1 for n in sides if n > 1)
-
-
 def load_data():
     """The rows of every docs/data/lab-*.csv, later files winning; and the files."""
     files = sorted(glob.glob(os.path.join(DATA, "lab-*.csv")))
@@ -133,14 +121,16 @@ def main():
     w("- **Platform**: `scripts/smpi-torus.sh --preset NAME` (run by `scripts/lab.py --preset NAME`): a SimGrid "
       "torus with the preset's link bandwidth per direction, hop latency, per-message overhead (`smpi/os`, "
       "`smpi/ois`, `smpi/or`), injection limit, and K ranks per node sharing its links (`-Kpernode`). Every axis "
-      "is simulated as a torus, every side of 2 as one link.")
+      "is simulated as a torus. A side of 2 is one link both ways (Tofu-D's a and c), except on bgq, whose nodes "
+      "have a + and a − link on every axis: there its two links are simulated as one link of twice the "
+      "bandwidth each way (`--pair-links 2`), so two messages at once get a link's bandwidth each, and one "
+      "alone gets both (an assumption: the machine would send it on one).")
     w("- **Timing** (`tg-bench-smpi`): every rank starts the call at the same simulated instant; the time is the "
       "last rank's completion. `auto (ran)` names what auto ran.")
     w("- **Best torusgather alone**: the fastest of the torusgather algorithms run on that platform with that "
       "block size; **best SMPI**: the fastest of SimGrid's allgathers run there (listed under each table).")
-    w("- **Bound**: max(network, latency). Network: a node takes in (P − K)·s bytes over its 2d links (one per "
-      "side of 2, as the simulated torus routes it; where the machine has more, the table's note says what "
-      "that bound is), and with an injection limit L on what a node sends and receives together, 2·(P − K)·s/L. "
+    w("- **Bound**: max(network, latency). Network: a node takes in (P − K)·s bytes over its links (two per "
+      "side > 2; one per side of 2, two on bgq), and with an injection limit L on what a node sends and receives together, 2·(P − K)·s/L. "
       "Latency: the node torus's diameter times the hop latency, plus one send and one receive overhead.")
     w("- **Checked**: `yes` where auto's results were compared byte for byte on every rank; `no` where the "
       "receive buffers were `SMPI_SHARED_MALLOC` (P²·s above 1 GiB) and only the time is meaningful.")
@@ -162,14 +152,6 @@ def main():
         w("")
         w(f"torusgather algorithms run alone: {', '.join(tg_run) or 'none'}. SMPI allgathers run: "
           f"{', '.join(a[len('smpi-'):] for a in smpi_run) or 'none'}.")
-        if base in PHYSICAL_LINKS:
-            sim, phys = simulated_links(s.platform, k), PHYSICAL_LINKS[base]
-            big = [b for b in s.sizes if b >= 65536 and s.times.get(("auto", b))]
-            if big and sim < phys:
-                pct = sorted(round(100 * s.bound[b] * sim / phys / s.times[("auto", b)]) for b in big)
-                span = f"{pct[0]} %" if pct[0] == pct[-1] else f"{pct[0]}–{pct[-1]} %"
-                w(f"Against the machine's {phys} links per node (the simulated torus and the bound above count "
-                  f"{sim}: a side of 2 as one link), auto reaches {span} of the bound from 64 KiB.")
         errors = model_rows(s)
         if errors:
             w(f"The cost model's prediction for auto against the simulated time: {errors}.")

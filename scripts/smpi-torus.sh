@@ -5,6 +5,7 @@
 #   scripts/smpi-torus.sh --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ompi]
 #                         [--sharing SPLITDUPLEX|SHARED|FATPIPE] [--limiter BW]
 #                         [--overhead T] [--ranks-per-node K] [--node-bw BW] [--node-lat T]
+#                         [--pair-links 1|2]
 #                         [--preset bgq|tofud|gemini|tpu-v4|ideal]
 #                         [--factors ideal|smpi] [--sends auto|eager|synchronous]
 #                         [--platform-dir DIR] [--cfg KEY:VALUE]...
@@ -20,6 +21,14 @@
 # through its loopback link (--node-bw, --node-lat: the node's shared
 # memory); torusgather sees the torus D x K (TORUSGATHER_DIMS and
 # TORUSGATHER_NODE_SIZE=K), the ranks of a node along the last axis.
+# --pair-links 2: the two nodes of every side of 2 are joined by two links
+# (Blue Gene/Q has a + and a - link on every axis), where SimGrid's torus
+# routes both ways over one of them. The platform is then
+# smpi-two-links.cpp, compiled once into ~/.cache/torusgather: the same
+# torus with that link at twice the bandwidth each way, so that two
+# messages at once (the two ports) get one link's bandwidth each; one
+# message alone gets both (an assumption: the machine would send it on
+# one). torusgather is told so (TORUSGATHER_PAIR_LINKS=2).
 #
 # The platform is a SimGrid cluster with topology="TORUS", dimension-order
 # routing and simulate-computation off, so the times are deterministic. By
@@ -53,21 +62,21 @@
 set -euo pipefail
 
 # Machine presets: dims bw lat overhead limiter ranks-per-node node-bw node-lat
-# ("-": none). Sources and assumptions: docs/machines.md.
+# pair-links ("-": none). Sources and assumptions: docs/machines.md.
 preset_values() {
   case "$1" in
-    ideal)  echo "4x4x4x4x2 10GBps 1us - - 1 1000GBps 0us" ;;
-    bgq)    echo "4x4x4x4x2 1.8GBps 45ns 0.5us - 1 20GBps 0.2us" ;;
-    tofud)  echo "4x4x4x2x3x2 6.8GBps 100ns 0.2us 76.2GBps 1 40GBps 0.2us" ;;
-    gemini) echo "8x8x8 4.7GBps 100ns 0.5us 33.2GBps 2 20GBps 0.2us" ;;
-    tpu-v4) echo "8x8x8 45GBps 1us 0.5us - 1 1000GBps 0us" ;;
+    ideal)  echo "4x4x4x4x2 10GBps 1us - - 1 1000GBps 0us 1" ;;
+    bgq)    echo "4x4x4x4x2 1.8GBps 45ns 0.5us - 1 20GBps 0.2us 2" ;;
+    tofud)  echo "4x4x4x2x3x2 6.8GBps 100ns 0.2us 76.2GBps 1 40GBps 0.2us 1" ;;
+    gemini) echo "8x8x8 4.7GBps 100ns 0.5us 33.2GBps 2 20GBps 0.2us 1" ;;
+    tpu-v4) echo "8x8x8 45GBps 1us 0.5us - 1 1000GBps 0us 1" ;;
     *) return 1 ;;
   esac
 }
 presets="ideal, bgq, tofud, gemini, tpu-v4"
 
 dims="" bw="" lat="" allgather="" pdir="" factors="ideal" sharing="SPLITDUPLEX" limiter="" sends="auto"
-overhead="" per_node="" node_bw="" node_lat="" preset=""
+overhead="" per_node="" node_bw="" node_lat="" preset="" pair_links=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -82,12 +91,13 @@ while [ $# -gt 0 ]; do
     --ranks-per-node) per_node="$2"; shift 2 ;;
     --node-bw) node_bw="$2"; shift 2 ;;
     --node-lat) node_lat="$2"; shift 2 ;;
+    --pair-links) pair_links="$2"; shift 2 ;;
     --preset) preset="$2"; shift 2 ;;
     --print-preset)
       v=$(preset_values "$2") || { echo "smpi-torus.sh: unknown preset '$2' (known: $presets)" >&2; exit 2; }
-      read -r p_dims p_bw p_lat p_over p_lim p_k p_nbw p_nlat <<<"$v"
-      printf 'dims=%s\nbw=%s\nlat=%s\noverhead=%s\nlimiter=%s\nranks_per_node=%s\nnode_bw=%s\nnode_lat=%s\n' \
-        "$p_dims" "$p_bw" "$p_lat" "${p_over/#-/}" "${p_lim/#-/}" "$p_k" "$p_nbw" "$p_nlat"
+      read -r p_dims p_bw p_lat p_over p_lim p_k p_nbw p_nlat p_pair <<<"$v"
+      printf 'dims=%s\nbw=%s\nlat=%s\noverhead=%s\nlimiter=%s\nranks_per_node=%s\nnode_bw=%s\nnode_lat=%s\npair_links=%s\n' \
+        "$p_dims" "$p_bw" "$p_lat" "${p_over/#-/}" "${p_lim/#-/}" "$p_k" "$p_nbw" "$p_nlat" "$p_pair"
       exit 0 ;;
     --sends) sends="$2"; shift 2 ;;
     --cfg) extra+=("--cfg=$2"); shift 2 ;;
@@ -98,13 +108,15 @@ while [ $# -gt 0 ]; do
 done
 if [ -n "$preset" ]; then
   v=$(preset_values "$preset") || { echo "smpi-torus.sh: unknown preset '$preset' (known: $presets)" >&2; exit 2; }
-  read -r p_dims p_bw p_lat p_over p_lim p_k p_nbw p_nlat <<<"$v"
-  dims=${dims:-$p_dims} bw=${bw:-$p_bw} lat=${lat:-$p_lat} per_node=${per_node:-$p_k}
+  read -r p_dims p_bw p_lat p_over p_lim p_k p_nbw p_nlat p_pair <<<"$v"
+  dims=${dims:-$p_dims} bw=${bw:-$p_bw} lat=${lat:-$p_lat} per_node=${per_node:-$p_k} pair_links=${pair_links:-$p_pair}
   node_bw=${node_bw:-$p_nbw} node_lat=${node_lat:-$p_nlat}
   [ -z "$overhead" ] && [ "$p_over" != "-" ] && overhead=$p_over
   [ -z "$limiter" ] && [ "$p_lim" != "-" ] && limiter=$p_lim
 fi
 bw=${bw:-10GBps} lat=${lat:-1us} per_node=${per_node:-1} node_bw=${node_bw:-1000GBps} node_lat=${node_lat:-0us}
+pair_links=${pair_links:-1}
+case "$pair_links" in 1|2) ;; *) echo "smpi-torus.sh: --pair-links must be 1 or 2, not '$pair_links'" >&2; exit 2 ;; esac
 if ! [[ "$per_node" =~ ^[1-9][0-9]*$ ]]; then
   echo "smpi-torus.sh: --ranks-per-node must be a positive integer, not '$per_node'" >&2
   exit 2
@@ -146,6 +158,40 @@ cat >"$platform" <<XML
 </platform>
 XML
 for ((i = 0; i < nodes; i++)); do for ((j = 0; j < per_node; j++)); do echo "node-$i"; done; done >"$hostfile"
+pair_env=()
+if [ "$pair_links" = 2 ]; then
+  # The link SimGrid routes a side of 2 over (both ways): from the node
+  # whose coordinate there is 0 to its neighbour (dimension j of SimGrid's,
+  # reversed, numbering; hosts are numbered first, so ids are node indices).
+  two_links="$pdir/torus-$dims.two-links"
+  suffixes="_UP _DOWN"
+  [ "$sharing" = SPLITDUPLEX ] || suffixes="-"
+  awk -v sides="$reversed" -v suffixes="$suffixes" 'BEGIN {
+    n = split(sides, s, ","); m = split(suffixes, suf, " "); nodes = 1
+    for (j = 1; j <= n; j++) nodes *= s[j]
+    stride = 1
+    for (j = 1; j <= n; j++) {
+      if (s[j] == 2)
+        for (id = 0; id < nodes; id++)
+          if (int(id / stride) % 2 == 0)
+            for (k = 1; k <= m; k++)
+              printf "torus_link_from_%d_to_%d%s\n", id, id + stride, suf[k] == "-" ? "" : suf[k]
+      stride *= s[j]
+    } }' >"$two_links"
+  if [ -s "$two_links" ]; then
+    src="$(dirname "$(readlink -f "$0")")/smpi-two-links.cpp"
+    cache="${XDG_CACHE_HOME:-$HOME/.cache}/torusgather"
+    so="$cache/smpi-two-links-$(sha1sum "$src" | cut -c1-12).so"
+    if [ ! -f "$so" ]; then
+      mkdir -p "$cache"
+      "${CXX:-g++}" -std=c++17 -O1 -shared -fPIC "$src" -o "$so.$$" -lsimgrid || { echo "smpi-torus.sh: cannot build $src" >&2; exit 2; }
+      mv "$so.$$" "$so"
+    fi
+    pair_env=(TG_SMPI_XML="$platform" TG_SMPI_TWO_LINKS="$two_links")
+    platform="$so"
+  fi
+  pair_env+=(TORUSGATHER_PAIR_LINKS=2)
+fi
 
 # "0.5us" -> seconds, for SMPI's piecewise smpi/os and smpi/or.
 seconds_of() {
@@ -183,4 +229,4 @@ cfg+=("${extra[@]}")
 # K > 1: torusgather is told that the last axis is a node's ranks.
 node_env=()
 [ "$per_node" -gt 1 ] && node_env=(TORUSGATHER_NODE_SIZE="$per_node")
-env TORUSGATHER_DIMS="$tg_dims" "${node_env[@]}" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${cfg[@]}" "$@"
+env TORUSGATHER_DIMS="$tg_dims" "${node_env[@]}" "${pair_env[@]}" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${cfg[@]}" "$@"

@@ -48,6 +48,8 @@ void usage(FILE* out) {
                "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--node-size k] [--json]\n"
                "               what auto chooses per block size with these machine parameters (default: the\n"
                "               cost model's, alpha 1 us, 10 GB/s) and decide_seconds, rank 0's time for it\n"
+               "       --pair-links 2: every side of 2 among the network axes has two links to its neighbour\n"
+               "               (Blue Gene/Q: a + and a - link per axis); default 1, one link both ways\n"
                "       tg-plan --list\n"
                "       tg-plan --table2 [--json]   (Meyer & Sibeyn's Table 2 from the constructed schedules)\n"
                "Builds the schedule, runs it on all P virtual ranks (step-through up to %lld ranks;\n"
@@ -423,7 +425,7 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
 
 int main(int argc, char** argv) {
   std::string dims_text, algorithm, method = "auto", svg;
-  int packets = 0, chord = 0, node_size = 0;
+  int packets = 0, chord = 0, node_size = 0, pair_links = 1;
   double r = -1;
   std::string params_text;
   bool json = false, table = false, plan_only = false, select = false;
@@ -444,6 +446,7 @@ int main(int argc, char** argv) {
     else if (a == "--packets") packets = std::atoi(value().c_str());
     else if (a == "--chord") chord = std::atoi(value().c_str());
     else if (a == "--node-size") node_size = std::atoi(value().c_str());
+    else if (a == "--pair-links") pair_links = std::atoi(value().c_str());
     else if (a == "--algorithm") algorithm = value();
     else if (a == "--r") r = std::atof(value().c_str());
     else if (a == "--params") params_text = value();
@@ -472,6 +475,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (pair_links != 1 && pair_links != 2) {
+    std::fprintf(stderr, "tg-plan: --pair-links is 1 or 2\n");
+    return 2;
+  }
   if (table) return table2(json);
   if (select) {
     if (dims_text.empty()) {
@@ -493,7 +500,9 @@ int main(int argc, char** argv) {
       return 2;
     }
     try {
-      const Torus torus(parse_dims(dims_text));
+      const std::vector<int> dims = parse_dims(dims_text);
+      const int network = static_cast<int>(dims.size()) - (node_size > 1 ? 1 : 0);
+      const Torus torus(dims, pair_links == 2 ? network_axes(network) : 0);
       if (node_size < 0 || (node_size > 1 && (torus.ndims() < 2 || torus.dim(torus.ndims() - 1) != node_size))) {
         std::fprintf(stderr, "tg-plan: --node-size with --select is the side of the torus's last axis\n");
         return 2;
@@ -518,7 +527,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const Torus torus(parse_dims(dims_text));
+    const std::vector<int> dims = parse_dims(dims_text);
+    const int network = static_cast<int>(dims.size()) - (info->node_aware ? 1 : 0);
+    const Torus torus(dims, pair_links == 2 ? network_axes(network) : 0);
     if (plan_only && (plan_rank < 0 || plan_rank >= torus.size())) {
       std::fprintf(stderr, "tg-plan: --rank must be in 0..%lld\n", static_cast<long long>(torus.size()) - 1);
       return 2;

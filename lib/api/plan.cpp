@@ -107,7 +107,7 @@ int get_plan(MPI_Comm comm, Plan** out) {
     PMPI_Barrier(comm);
     return err;
   }
-  auto plan = std::make_unique<Plan>(Torus(found.dims));
+  auto plan = std::make_unique<Plan>(Torus(found.dims, found.two_link_axes));
   plan->source = found.source;
   plan->torus_note = found.note;
   // The private communicator: comm's ranks in torus order (comm's own

@@ -53,7 +53,7 @@ void report_choice(Plan& plan, const char* call, const std::string& requested, c
           : "a " + plan.torus.to_string() + " torus " +
                 (plan.source == TorusSource::topology_file ? "from TORUSGATHER_TOPOLOGY " : "") + "(" + ranks +
                 (plan.node_ranks > 1 ? ", " + std::to_string(plan.node_ranks) + " per node on the last axis" : "") +
-                ")";
+                (plan.torus.two_link_axes() ? ", two links on each side of 2" : "") + ")";
   const std::string block =
       largest_block >= 0 ? ", largest block " + std::to_string(largest_block) + " B" : std::string();
   const std::string guess =

@@ -195,7 +195,23 @@ TopologyLookup read_topology(const std::string& path, const std::string& host) {
   return out;
 }
 
-int find_torus(MPI_Comm comm, TorusFound* found, std::string* why) {
+namespace {
+
+/// TORUSGATHER_PAIR_LINKS: the links between the two nodes of a side of
+/// 2, 1 (default) or 2.
+int pair_links_env(int* links, std::string* why) {
+  *links = 1;
+  const char* env = std::getenv("TORUSGATHER_PAIR_LINKS");
+  if (!env || !*env) return MPI_SUCCESS;
+  if (std::string(env) != "1" && std::string(env) != "2") {
+    *why = "TORUSGATHER_PAIR_LINKS=" + std::string(env) + " is not 1 or 2 (the links between the two nodes of a side of 2)";
+    return MPI_ERR_ARG;
+  }
+  *links = env[0] - '0';
+  return MPI_SUCCESS;
+}
+
+int find_shape(MPI_Comm comm, TorusFound* found, std::string* why) {
   int size = 0;
   PMPI_Comm_size(comm, &size);
   *found = TorusFound{};
@@ -252,6 +268,24 @@ int find_torus(MPI_Comm comm, TorusFound* found, std::string* why) {
   found->source = TorusSource::none;
   found->dims.assign(2, 0);
   return PMPI_Dims_create(size, 2, found->dims.data());
+}
+
+}  // namespace
+
+int find_torus(MPI_Comm comm, TorusFound* found, std::string* why) {
+  int links = 1;
+  if (const int err = pair_links_env(&links, why); err != MPI_SUCCESS) return err;
+  if (const int err = find_shape(comm, found, why); err != MPI_SUCCESS) return err;
+  if (links == 2 && found->source != TorusSource::none) {
+    // Not a node axis: that is the node's shared memory.
+    long g = 0;
+    std::string ignored;  // get_plan reports a malformed TORUSGATHER_NODE_SIZE
+    node_size_env(&g, &ignored);
+    const std::size_t d = found->dims.size();
+    const bool node_axis = d > 1 && (found->node_ranks > 1 || (g > 1 && found->dims.back() == g));
+    found->two_link_axes = network_axes(static_cast<int>(node_axis ? d - 1 : d));
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace torusgather

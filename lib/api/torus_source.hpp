@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct TorusFound {
   int torus_rank = -1;
   /// Ranks per node, where they form the last axis (1: not known).
   int node_ranks = 1;
+  /// The axes whose side of 2 has two links (Torus::shared_link): the
+  /// network axes where TORUSGATHER_PAIR_LINKS=2.
+  std::uint32_t two_link_axes = 0;
 };
 
 /// The torus torusgather uses for comm, in order: a periodic Cartesian
@@ -34,8 +38,8 @@ struct TorusFound {
 /// with the same number of ranks per node (then the ranks per node are the
 /// last axis); else none, with MPI_Dims_create's d = 2 shape and the reason
 /// in found->note. Collective with a topology file. On a malformed
-/// TORUSGATHER_DIMS or topology file returns MPI_ERR_ARG with the reason in
-/// *why.
+/// TORUSGATHER_DIMS, TORUSGATHER_PAIR_LINKS or topology file returns
+/// MPI_ERR_ARG with the reason in *why.
 int find_torus(MPI_Comm comm, TorusFound* found, std::string* why);
 
 /// What a topology file says of one host: the node torus, and the host's

@@ -19,7 +19,7 @@ struct Position {
 Position locate(const DimRingsSchedule& s, int colour, long long round) {
   long long before = 0;
   for (int f = 0; f < s.phases(); ++f) {
-    const long long len = ring_steps(s.torus().dim(s.phase_axis(colour, f)));
+    const long long len = ring_steps(s.phase_ring(colour, f).length(s.torus()));
     if (round <= before + len) return {f, round - before};
     before += len;
   }
@@ -37,10 +37,15 @@ class DimRingsProgram final : public RankProgram {
     for (int c = 0; c < s_.colours(); ++c) {
       const Position at = locate(s_, c, round_);
       if (at.phase < 0) continue;
-      const int axis = s_.phase_axis(c, at.phase);
+      const Ring ring = s_.phase_ring(c, at.phase);
+      const int axis = ring.axis;
       std::uint32_t done = 0;  // axes this colour has already gathered
-      for (int f = 0; f < at.phase; ++f) done |= 1u << s_.phase_axis(c, f);
-      const int n = t.dim(axis);
+      for (int f = 0; f < at.phase; ++f) {
+        const Ring& before = s_.phase_ring(c, f);
+        done |= 1u << before.axis;
+        if (before.pair >= 0) done |= 1u << before.pair;
+      }
+      const int n = ring.length(t);
       // On an even ring the last step brings the opposite group from both
       // sides: the one travelling towards +axis carries the first half, or
       // all of it (whole_antipode) while nothing travels towards -axis.
@@ -52,14 +57,18 @@ class DimRingsProgram final : public RankProgram {
         return p;
       };
       const auto group = [&](long long delta) {
-        return BlockSet{t.clear_axes(t.shift(self_, axis, delta), done), done};
+        const Rank from = ring.pair < 0 ? t.shift(self_, axis, delta) : lane_shift(t, ring, self_, delta);
+        return BlockSet{t.clear_axes(from, done), done};
       };
-      // Travelling towards +axis: received on the minus port, from step ago.
-      ops.recvs.push_back({make_port(axis, false), group(-at.step), piece(true)});
-      ops.sends.push_back({make_port(axis, true), group(-(at.step - 1)), piece(true)});
+      // Ports towards the ring's next and previous rank: +axis and -axis on a line.
+      const auto [next, prev] =
+          ring.pair < 0 ? std::pair<Port, Port>{make_port(axis, true), make_port(axis, false)} : lane_ports(t, ring, self_);
+      // Travelling forwards: received from the previous rank, from step ago.
+      ops.recvs.push_back({prev, group(-at.step), piece(true)});
+      ops.sends.push_back({next, group(-(at.step - 1)), piece(true)});
       if (antipode && !halves) continue;
-      ops.recvs.push_back({make_port(axis, true), group(at.step), piece(false)});
-      ops.sends.push_back({make_port(axis, false), group(at.step - 1), piece(false)});
+      ops.recvs.push_back({next, group(at.step), piece(false)});
+      ops.sends.push_back({prev, group(at.step - 1), piece(false)});
     }
   }
 
@@ -69,12 +78,41 @@ class DimRingsProgram final : public RankProgram {
   long long round_ = 0;
 };
 
+/// What balanced colours rotate over: every side > 1 as a line, except that
+/// a side of 2 with two links is paired, where it can be, with an even side
+/// without a shared link (a longer one first) into a plane, run as a lane.
+std::vector<Ring> units_of(const Torus& t) {
+  const std::vector<int> axes = t.active_axes();
+  std::vector<int> pair_of(static_cast<std::size_t>(t.ndims()), -1);
+  std::vector<bool> used(static_cast<std::size_t>(t.ndims()), false);
+  for (int e : axes) {
+    if (t.dim(e) != 2 || t.shared_link(e) || used[static_cast<std::size_t>(e)]) continue;
+    for (const bool longer : {true, false}) {
+      for (int a : axes)
+        if (a != e && !used[static_cast<std::size_t>(a)] && t.dim(a) % 2 == 0 && !t.shared_link(a) &&
+            (t.dim(a) > 2) == longer) {
+          pair_of[static_cast<std::size_t>(a)] = e;
+          used[static_cast<std::size_t>(a)] = used[static_cast<std::size_t>(e)] = true;
+          break;
+        }
+      if (used[static_cast<std::size_t>(e)]) break;
+    }
+  }
+  std::vector<Ring> units;
+  for (int a : axes) {
+    const int e = pair_of[static_cast<std::size_t>(a)];
+    if (e >= 0) units.emplace_back(a, e, 0);
+    else if (!used[static_cast<std::size_t>(a)]) units.emplace_back(a);
+  }
+  return units;
+}
+
 }  // namespace
 
 DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
     : Schedule(torus), axes_(torus.active_axes()), whole_(params.whole_antipode) {
   std::vector<int> shorts, longs;
-  for (int a : axes_) (torus.dim(a) == 2 ? shorts : longs).push_back(a);
+  for (int a : axes_) (torus.shared_link(a) ? shorts : longs).push_back(a);
   short_first_ = params.short_first && !shorts.empty() && !longs.empty();
   if (short_first_) {
     shorts_ = shorts;
@@ -85,44 +123,53 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
   const int all = std::max<int>(1, static_cast<int>(rotated_.size()));
   colours_ = params.colours <= 0 ? all : std::min(params.colours, all);
   for (int c = 0; c < colours_; ++c) {
-    AxisOrder order = shorts_;
+    AxisOrder order(shorts_.begin(), shorts_.end());
     for (std::size_t f = 0; f < rotated_.size(); ++f)
       order.push_back(rotated_[(static_cast<std::size_t>(c) + f) % rotated_.size()]);
     orders_.push_back(order);
   }
-  // Balanced: every rotation of the axes and its reverse (at most 16
-  // colours: the simulator's), the weights from the fluid model, the
-  // colours without weight left out.
+  // Balanced: every rotation of the units (lines and planes) and its
+  // reverse, each on both lanes where there are planes (at most 16 colours:
+  // the simulator's), the weights from the fluid model, the colours without
+  // weight left out.
   balanced_ = params.balanced && axes_.size() > 1;
   if (balanced_) {
     short_first_ = whole_ = false;
     shorts_.clear();
     rotated_ = axes_;
+    const std::vector<Ring> units = units_of(torus);
+    const bool planes = std::any_of(units.begin(), units.end(), [](const Ring& u) { return u.pair >= 0; });
     std::vector<AxisOrder> orders;
-    const std::size_t d = axes_.size();
-    for (int reverse = 0; reverse < (2 * d <= 16 ? 2 : 1); ++reverse)
-      for (std::size_t c = 0; c < d; ++c) {
-        AxisOrder order;
-        for (std::size_t f = 0; f < d; ++f) order.push_back(axes_[(c + f) % d]);
-        if (reverse) std::reverse(order.begin(), order.end());
-        if (std::find(orders.begin(), orders.end(), order) == orders.end()) orders.push_back(order);
-      }
-    const std::vector<long long> units = balanced_weights(torus, orders, Piece::kUnits);
+    const std::size_t d = units.size(), lanes = planes ? 2 : 1;
+    for (int reverse = 0; reverse < (2 * d * lanes <= 16 ? 2 : 1); ++reverse)
+      for (std::size_t c = 0; c < d; ++c)
+        for (int lane = 0; lane < static_cast<int>(lanes); ++lane) {
+          AxisOrder order;
+          for (std::size_t f = 0; f < d; ++f) {
+            Ring u = units[(c + f) % d];
+            if (u.pair >= 0) u.lane = lane;
+            order.push_back(u);
+          }
+          if (reverse) std::reverse(order.begin(), order.end());
+          if (std::find(orders.begin(), orders.end(), order) == orders.end()) orders.push_back(order);
+        }
+    const std::vector<long long> weight_units = balanced_weights(torus, orders, Piece::kUnits);
     orders_.clear();
     long long first = 0;
     std::vector<double> weights;
     for (std::size_t c = 0; c < orders.size(); ++c) {
-      if (units[c] == 0) continue;
+      if (weight_units[c] == 0) continue;
       orders_.push_back(orders[c]);
-      units_.push_back(units[c]);
+      units_.push_back(weight_units[c]);
       first_.push_back(first);
-      weights.push_back(static_cast<double>(units[c]) / Piece::kUnits);
-      first += units[c];
+      weights.push_back(static_cast<double>(weight_units[c]) / Piece::kUnits);
+      first += weight_units[c];
     }
     colours_ = static_cast<int>(orders_.size());
     fluid_blocks_ = fluid_time(torus, orders_, weights);
   }
-  for (int a = 0; a < torus.ndims(); ++a) rounds_ += ring_steps(torus.dim(a));
+  // Every colour's rings cover the same sides (and planes) in another order.
+  for (const Ring& ring : orders_.front()) rounds_ += ring_steps(ring.length(torus));
   // Colours start on different axes but phases of unequal length (or fewer
   // colours than axes) leave some ports idle in a round: count the worst
   // port of each round, messages and blocks, towards +axis and -axis.
@@ -147,9 +194,11 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
       current = round;
     }
     const auto a = static_cast<std::size_t>(step.axis);
-    ++messages[1][a];
-    blocks[1][a] += step.blocks;
-    if (step.messages == 2) {
+    // A lane's two messages leave on two ports of its own: counted as one.
+    const int first = step.lane == 1 ? 0 : 1;
+    ++messages[first][a];
+    blocks[first][a] += step.blocks;
+    if (step.messages == 2 && step.lane < 0) {
       ++messages[0][a];
       blocks[0][a] += step.blocks;
     }
@@ -160,24 +209,24 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
 void DimRingsSchedule::for_each_step(const std::function<void(long long, const ColourStep&)>& f) const {
   // Per colour: its phase, the rounds before it, and its group (the blocks
   // of the sides gathered so far) before the colour cut.
-  const int phases = static_cast<int>(axes_.size());
+  const int phases = this->phases();
   std::vector<int> phase(static_cast<std::size_t>(colours_), 0);
   std::vector<long long> start(static_cast<std::size_t>(colours_), 0);
   std::vector<double> group(static_cast<std::size_t>(colours_), 1.0);
   for (long long round = 1; round <= rounds_; ++round)
     for (int c = 0; c < colours_; ++c) {
       const auto i = static_cast<std::size_t>(c);
-      while (phase[i] < phases && round > start[i] + ring_steps(torus().dim(phase_axis(c, phase[i])))) {
-        const int axis = phase_axis(c, phase[i]);
-        start[i] += ring_steps(torus().dim(axis));
-        group[i] *= torus().dim(axis);
+      while (phase[i] < phases && round > start[i] + ring_steps(phase_ring(c, phase[i]).length(torus()))) {
+        const int n = phase_ring(c, phase[i]).length(torus());
+        start[i] += ring_steps(n);
+        group[i] *= n;
         ++phase[i];
       }
       if (phase[i] >= phases) continue;
-      const int axis = phase_axis(c, phase[i]);
-      const int n = torus().dim(axis);
+      const Ring& ring = phase_ring(c, phase[i]);
+      const int n = ring.length(torus());
       const bool antipode = n % 2 == 0 && round - start[i] == n / 2;
-      ColourStep step{axis, group[i] * weight(c), 2};
+      ColourStep step{ring.axis, group[i] * weight(c), 2, ring.pair >= 0 ? ring.lane : -1};
       if (antipode && whole_) step.messages = 1;
       if (antipode && !whole_) step.blocks /= 2;
       f(round, step);
@@ -236,8 +285,8 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
   const auto flush = [&] {
     double link = 0;
     for (std::size_t a = 0; a < dir[0].size(); ++a)
-      // A side of 2: both directions reach the one neighbour over one link.
-      link = std::max(link, torus.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]));
+      // A shared link takes both directions' messages.
+      link = std::max(link, torus.shared_link(static_cast<int>(a)) ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]));
     if (messages > 0) total += r * (1 + q * (2.0 * messages - 2)) + (s.independent_colours() ? 0 : link);
     messages = 0;
     for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
@@ -249,8 +298,7 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
       current = round;
     }
     messages += step.messages;
-    dir[1][static_cast<std::size_t>(step.axis)] += step.blocks;
-    if (step.messages == 2) dir[0][static_cast<std::size_t>(step.axis)] += step.blocks;
+    step.add_load(dir);
   });
   flush();
   // Streams: the links' time from the fluid model, the rounds' start-up
@@ -275,7 +323,7 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool 
   // bgq with 4 ranks per node the model chose one colour short-first,
   // 9 % slower in SimGrid than one colour in the paper's order.
   int longs = 0;
-  for (int a : torus.active_axes()) longs += torus.dim(a) > 2 ? 1 : 0;
+  for (int a : torus.active_axes()) longs += torus.shared_link(a) ? 0 : 1;
   if (all_network && longs > 0 && longs < most) {
     const DimRingsParams v{longs, false, true};
     if (const double x = cost(v); x < paper / 1.05) {
@@ -319,8 +367,8 @@ StructuralProof DimRingsSchedule::prove() const {
   // One ring of n: after floor(n/2) bidirectional steps a rank has received
   // the blocks at distances 1..ceil(n/2)-1 from both sides, and, if n is even,
   // both halves of the one at distance n/2. Count that for every side used.
-  for (int a : axes_) {
-    const int n = torus().dim(a);
+  for (const Ring& ring : orders_.front()) {
+    const int n = ring.length(torus());
     const long long from_both = 2 * (ring_steps(n) - (n % 2 == 0 ? 1 : 0));
     const long long antipode = n % 2 == 0 ? 1 : 0;
     if (from_both + antipode != n - 1) {

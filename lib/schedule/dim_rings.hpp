@@ -6,11 +6,11 @@
 // carry data. Any shape. Fewer colours, and the antipode's group sent whole
 // one way instead of in halves both ways, mean fewer messages per round: the
 // variants for small blocks, chosen per call from r = α/(sβ). Where sides
-// of 2 (one link, both ways to the one neighbour) stand beside longer
-// sides, a colour that ends on a side of 2 pushes its largest phase through
-// one link while the others idle: the short-first order runs every side of
-// 2 first, while the groups are small, and rotates the colours over the
-// longer sides alone.
+// of 2 with one link (both ways to the one neighbour) stand beside longer
+// sides, a colour that ends on one pushes its largest phase through one
+// link while the others idle: the short-first order runs those sides
+// first, while the groups are small, and rotates the colours over the
+// others alone.
 #pragma once
 
 #include <functional>
@@ -30,8 +30,8 @@ struct DimRingsParams {
   /// The last step of an even ring carries the antipode's group whole,
   /// towards +axis only, instead of a half each way.
   bool whole_antipode = false;
-  /// Every side of 2 first, for every colour; the colours rotate over the
-  /// sides > 2 (where there are both).
+  /// Every side of 2 with one link first, for every colour; the colours
+  /// rotate over the other sides (where there are both).
   bool short_first = false;
   /// Every rotation of the axes and its reverse, weighted, as streams
   /// (colours and the others are then unused).
@@ -48,8 +48,8 @@ class DimRingsSchedule final : public Schedule {
   /// Sum over the axes of floor(n_i / 2).
   long long rounds() const override { return rounds_; }
   int colours() const override { return colours_; }
-  /// One phase per side > 1.
-  int phases() const { return static_cast<int>(axes_.size()); }
+  /// One phase per side > 1, or per plane and other side.
+  int phases() const { return orders_.empty() ? 0 : static_cast<int>(orders_.front().size()); }
   bool whole_antipode() const { return whole_; }
   /// The variant as built (colours resolved, short_first only where it applies).
   DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_, balanced_}; }
@@ -65,10 +65,11 @@ class DimRingsSchedule final : public Schedule {
   /// phases compose to the whole torus. Link loads come from the phase layout.
   StructuralProof prove() const override;
 
-  /// The axis colour c uses in phase f.
-  int phase_axis(int colour, int phase) const {
+  /// The ring colour c uses in phase f, and its axis.
+  const Ring& phase_ring(int colour, int phase) const {
     return orders_[static_cast<std::size_t>(colour)][static_cast<std::size_t>(phase)];
   }
+  int phase_axis(int colour, int phase) const { return phase_ring(colour, phase).axis; }
   /// Colour c's share of a block.
   double weight(int colour) const {
     return units_.empty() ? 1.0 / colours_ : static_cast<double>(units_[static_cast<std::size_t>(colour)]) / Piece::kUnits;
@@ -79,11 +80,21 @@ class DimRingsSchedule final : public Schedule {
   /// One colour's messages in one round: along `axis`, each carrying
   /// `blocks` whole blocks (its group over the colours, halved where it
   /// goes both ways to the antipode), `messages` of them (2, or 1 when the
-  /// antipode's group goes whole).
+  /// antipode's group goes whole); on a plane's lane 0 or 1, where `lane`
+  /// >= 0.
   struct ColourStep {
     int axis;
     double blocks;
     int messages;
+    int lane = -1;
+    /// Its blocks on the busiest link of its axis, towards - (dir[0]) and +
+    /// (dir[1]): a line's messages one each way, a lane's two on two links
+    /// of its own, counted as lane 0 towards + and lane 1 towards -.
+    void add_load(std::vector<double> (&dir)[2]) const {
+      const auto a = static_cast<std::size_t>(axis);
+      dir[lane == 1 ? 0 : 1][a] += blocks;
+      if (messages == 2 && lane < 0) dir[0][a] += blocks;
+    }
   };
   /// Calls f(round, step) for every colour at work, rounds in order: O(rounds · C).
   void for_each_step(const std::function<void(long long, const ColourStep&)>& f) const;
@@ -117,7 +128,7 @@ class DimRingsSchedule final : public Schedule {
 
  private:
   std::vector<int> axes_;     ///< the sides > 1
-  std::vector<int> shorts_;   ///< short-first: the sides of 2, run first by every colour
+  std::vector<int> shorts_;   ///< short-first: the sides of one link, run first by every colour
   std::vector<int> rotated_;  ///< the axes the colours rotate over
   std::vector<AxisOrder> orders_;  ///< per colour
   std::vector<long long> units_;   ///< balanced: per colour, of Piece::kUnits

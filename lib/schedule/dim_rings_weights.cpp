@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 namespace torusgather {
@@ -13,7 +14,7 @@ namespace {
 
 /// One message of a colour's round into a node: its link, and how many
 /// times the round's part of the colour's group it carries (2 on a side of
-/// 2, whose one link takes both directions' messages).
+/// 2 with one link, which takes both directions' messages).
 struct Message {
   int link;
   double share;
@@ -22,26 +23,30 @@ struct Message {
 /// The fluid model of one node's links for fixed axis orders, evaluated for
 /// many weights: each colour's rounds made once, the flows' buffers reused.
 /// A ring of n takes floor(n/2) rounds of its group each way, halves at an
-/// even ring's antipode; a side of 2 is one link (link 2a), any other side
-/// two (2a towards +, 2a + 1 towards -).
+/// even ring's antipode; a shared link is link 2a, any other side has two
+/// (2a towards +, 2a + 1 towards -); lane l of a plane takes 2a + l and
+/// 2·pair + l (a node's links on the plane, two per lane).
 class Fluid {
  public:
   Fluid(const Torus& torus, const std::vector<AxisOrder>& orders)
       : colours_(orders.size()), sharing_(static_cast<std::size_t>(2 * torus.ndims()), 0) {
-    for (int a = 0; a < torus.ndims(); ++a) sides_.push_back(torus.dim(a));
     for (const AxisOrder& order : orders) {
       rounds_.emplace_back();
-      for (int a : order) {
-        const int n = torus.dim(a);
+      double grow = 1;
+      for (const Ring& ring : order) {
+        const int a = ring.axis, n = ring.length(torus);
         for (int step = 1; step <= n / 2; ++step) {
           const bool half = n % 2 == 0 && step == n / 2;
-          Round r{a, half, {}};
-          if (n == 2)
+          Round r{step == 1 ? grow : 1, half, {}};
+          if (ring.pair >= 0)
+            r.messages = {{2 * a + ring.lane, 1}, {2 * ring.pair + ring.lane, 1}};
+          else if (torus.shared_link(a))
             r.messages.push_back({2 * a, 2});
           else
             r.messages = {{2 * a, 1}, {2 * a + 1, 1}};
           rounds_.back().push_back(r);
         }
+        grow = n;
       }
     }
   }
@@ -54,10 +59,8 @@ class Fluid {
     for (std::size_t c = 0; c < colours_; ++c) {
       if (!(weights[c] > 0)) continue;
       double group = weights[c];
-      int last = -1;
       for (const Round& r : rounds_[c]) {
-        if (last >= 0 && r.axis != last) group *= sides_[static_cast<std::size_t>(last)];
-        last = r.axis;
+        group *= r.grow;
         const double b = r.half ? group / 2 : group;
         for (const Message& m : r.messages) blocks_[c].push_back(m.share * b);
       }
@@ -94,7 +97,7 @@ class Fluid {
 
  private:
   struct Round {
-    int axis;
+    double grow;  ///< what the group grows by before it (a new phase's ring length)
     bool half;
     std::vector<Message> messages;
   };
@@ -113,7 +116,6 @@ class Fluid {
       }
   }
   std::size_t colours_;
-  std::vector<int> sides_;
   std::vector<std::vector<Round>> rounds_;
   std::vector<std::vector<double>> blocks_;
   std::vector<std::size_t> at_, used_;
@@ -177,13 +179,13 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
 }  // namespace
 
 std::vector<long long> balanced_weights(const Torus& torus, const std::vector<AxisOrder>& orders, long long units) {
-  // The search takes milliseconds: once per shape, orders and units in the process.
-  using Key = std::pair<std::vector<int>, std::pair<std::vector<AxisOrder>, long long>>;
+  // The search takes milliseconds: once per shape, links, orders and units in the process.
+  using Key = std::tuple<std::vector<int>, std::uint32_t, std::vector<AxisOrder>, long long>;
   static std::mutex mutex;
   static std::map<Key, std::vector<long long>> known;
   std::vector<int> dims;
   for (int a = 0; a < torus.ndims(); ++a) dims.push_back(torus.dim(a));
-  Key key{dims, {orders, units}};
+  Key key{dims, torus.two_link_axes(), orders, units};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find(key); it != known.end()) return it->second;

@@ -9,16 +9,17 @@
 
 #include <vector>
 
-#include "topology/torus.hpp"
+#include "schedule/lanes.hpp"
 
 namespace torusgather {
 
-/// One colour's axis order over the torus's sides > 1.
-using AxisOrder = std::vector<int>;
+/// One colour's rings in order, covering the torus's sides > 1 once.
+using AxisOrder = std::vector<Ring>;
 
 /// The time, in one block's time over one link, for the colours to finish
-/// with these weights (summing to 1): a side of 2 is one link both ways,
-/// every other side one link each way.
+/// with these weights (summing to 1): a shared link (Torus::shared_link)
+/// takes both directions, every other side has one link each way, and a
+/// lane two links of its own.
 double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights);
 
 /// Weights for `orders` that make fluid_time small, in units of `units`

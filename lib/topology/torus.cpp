@@ -6,9 +6,12 @@
 
 namespace torusgather {
 
-Torus::Torus(std::vector<int> dims) : dims_(std::move(dims)) {
+Torus::Torus(std::vector<int> dims, std::uint32_t two_link_axes) : dims_(std::move(dims)) {
   if (dims_.empty()) throw std::invalid_argument("a torus needs at least one dimension");
   if (dims_.size() > 16) throw std::invalid_argument("at most 16 dimensions are supported");
+  // Only a side of 2 has two links to one neighbour.
+  for (int a = 0; a < ndims(); ++a)
+    if (dims_[a] == 2) two_link_axes_ |= two_link_axes & (1u << a);
   strides_.assign(dims_.size(), 1);
   for (int a = ndims() - 1; a >= 0; --a) {
     if (dims_[a] < 1) throw std::invalid_argument("torus sides must be >= 1");
@@ -54,7 +57,7 @@ std::vector<int> Torus::active_axes() const {
 
 int Torus::incoming_links() const {
   int links = 0;
-  for (int a : active_axes()) links += dims_[static_cast<std::size_t>(a)] == 2 ? 1 : 2;
+  for (int a : active_axes()) links += shared_link(a) ? 1 : 2;
   return links;
 }
 

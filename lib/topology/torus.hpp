@@ -27,7 +27,8 @@ constexpr Port opposite(Port p) { return p ^ 1; }
 class Torus {
  public:
   /// Throws std::invalid_argument for an empty shape or a side < 1.
-  explicit Torus(std::vector<int> dims);
+  /// `two_link_axes`: a bit per axis whose side of 2 has two links (below).
+  explicit Torus(std::vector<int> dims, std::uint32_t two_link_axes = 0);
 
   int ndims() const { return static_cast<int>(dims_.size()); }
   int ports() const { return 2 * ndims(); }
@@ -48,9 +49,15 @@ class Torus {
 
   /// The axes with side > 1 (a side of 1 has no links to anyone else).
   std::vector<int> active_axes() const;
+  /// Whether both ports of `axis` share one link: a side of 2 whose two
+  /// nodes one link joins (SimGrid's torus routes every message to the
+  /// neighbour one way; Tofu-D's a and c axes). Where the machine has a +
+  /// and a - link on the axis (Blue Gene/Q), the side has two links.
+  bool shared_link(int axis) const { return dims_[axis] == 2 && !(two_link_axes_ >> axis & 1u); }
+  /// The axes (a bit each) whose side of 2 has two links.
+  std::uint32_t two_link_axes() const { return two_link_axes_; }
   /// The links that bring a node data: two per side > 2, one per side of 2
-  /// (both its ports lead to the same neighbour, and the network routes
-  /// every message to it one way).
+  /// that shares one link.
   int incoming_links() const;
 
   /// "6x8", "4x4x4".
@@ -58,9 +65,13 @@ class Torus {
 
  private:
   std::vector<int> dims_;
+  std::uint32_t two_link_axes_ = 0;
   std::vector<Rank> strides_;
   Rank size_ = 1;
 };
+
+/// The bits of axes 0..axes-1: the network axes where the last is a node's ranks.
+constexpr std::uint32_t network_axes(int axes) { return axes >= 32 ? ~0u : (1u << axes) - 1; }
 
 /// Parses "8x8" or "4x4x4" (also accepts ',' as separator). Throws
 /// std::invalid_argument with a readable message on malformed input.

@@ -20,6 +20,9 @@ close(bound_us([8, 8], MiB, 10e9, 1e-6), 63 * MiB / 40e9 * 1e6)
 close(bound_us([8, 8], 8, 10e9, 1e-6), 8.0)
 # A side of 2 is one link: 4x2 has 3 usable links, not 4.
 close(bound_us([4, 2], MiB, 10e9, 1e-6), 7 * MiB / 30e9 * 1e6)
+# Unless two links join its two nodes (Blue Gene/Q): 4x4x4x4x2 has 10.
+close(bound_us([4, 2], MiB, 10e9, 1e-6, pair_links=2), 7 * MiB / 40e9 * 1e6)
+close(bound_us([4, 4, 4, 4, 2], MiB, 1.8e9, 45e-9, 0.5e-6, 1, 0.0, 2), 511 * MiB / (10 * 1.8e9) * 1e6)
 # 4 ranks per node on 4x4x8 with a 33.2 GB/s limit on in and out together
 # (gemini): the nodes send what they receive, so some node moves
 # 2 (P - k) s through its limit, more than its 6 links take in.

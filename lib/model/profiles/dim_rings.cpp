@@ -23,8 +23,8 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
   long long current = 0;
   const auto flush = [&] {
     for (std::size_t a = 0; a < dir[0].size(); ++a) {
-      // A side of 2: both directions reach the one neighbour over one link (profile()).
-      const double load = t.dim(static_cast<int>(a)) == 2 ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]);
+      // A shared link takes both directions' messages (profile()).
+      const double load = t.shared_link(static_cast<int>(a)) ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]);
       if (static_cast<int>(a) == node_axis)
         c.node_blocks = std::max(c.node_blocks, load);
       else
@@ -44,8 +44,7 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
     c.sends += step.messages;
     c.recvs += step.messages;
     c.recv_blocks += step.messages * step.blocks;
-    dir[1][static_cast<std::size_t>(step.axis)] += step.blocks;
-    if (step.messages == 2) dir[0][static_cast<std::size_t>(step.axis)] += step.blocks;
+    step.add_load(dir);
   });
   flush();
   if (s.independent_colours()) {

@@ -13,10 +13,10 @@ CostProfile hamiltonian(const Torus& t) {
   const int d = static_cast<int>(t.active_axes().size());
   if (P < 2) return out;
   RoundCost c;
-  // A side of 2: the messages of both its ports share one link (profile()).
-  bool side_two = false;
-  for (int a : t.active_axes()) side_two = side_two || t.dim(a) == 2;
-  c.link_blocks = (side_two ? 2.0 : 1.0) / d;
+  // A side of 2 with one link: the messages of both its ports share it (profile()).
+  bool shared = false;
+  for (int a : t.active_axes()) shared = shared || t.shared_link(a);
+  c.link_blocks = (shared ? 2.0 : 1.0) / d;
   c.recv_blocks = 2;
   c.sends = c.recvs = 2 * d;
   c.hops = 1;

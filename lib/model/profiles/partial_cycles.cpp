@@ -32,8 +32,8 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
   const long long m = s.cycle_length();
   const NodeAxis node = node_axis_of(t, node_ranks);
   const int k = node.axis >= 0 ? node_ranks : 1;
-  // A message on a side of 2 takes the + link, as dimension order routes it.
-  auto link_port = [&t](Port p) { return t.dim(port_axis(p)) == 2 ? make_port(port_axis(p), true) : p; };
+  // A message on a side of 2 with one link takes it as +, as dimension order routes it.
+  auto link_port = [&t](Port p) { return t.shared_link(port_axis(p)) ? make_port(port_axis(p), true) : p; };
   std::vector<Feed> feeds;
   for (Rank r = 0; r < P; ++r)
     for (int c = 0; c < d; ++c)

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The rings dim-rings' colours run on: a line along one axis, or a lane of
+// a plane whose side of 2 has two links (a Hamiltonian cycle of C_n x C_2).
+#pragma once
+
+#include <tuple>
+#include <utility>
+
+#include "topology/torus.hpp"
+
+namespace torusgather {
+
+/// The ring a colour's phase runs on: the line along `axis`, or, where
+/// `pair` >= 0, lane 0 or 1 of the plane axis × pair, whose side of 2
+/// (`pair`) has two links. Such a plane C_n × C_2 (n even, no shared link)
+/// is the union of two edge-disjoint Hamiltonian cycles of length 2n, the
+/// lanes: each takes one of the two links of every node pair on `pair` and
+/// half of the links along `axis` (lane_shift, lane_ports).
+struct Ring {
+  int axis = 0;
+  int pair = -1;
+  int lane = 0;
+  Ring() = default;
+  Ring(int a) : axis(a) {}  // NOLINT: a line along an axis is a ring
+  Ring(int a, int p, int l) : axis(a), pair(p), lane(l) {}
+  int length(const Torus& t) const { return pair < 0 ? t.dim(axis) : 2 * t.dim(axis); }
+  friend bool operator==(const Ring& x, const Ring& y) {
+    return std::tie(x.axis, x.pair, x.lane) == std::tie(y.axis, y.pair, y.lane);
+  }
+  friend bool operator<(const Ring& x, const Ring& y) {
+    return std::tie(x.axis, x.pair, x.lane) < std::tie(y.axis, y.pair, y.lane);
+  }
+};
+
+/// The rank `delta` steps along lane `ring` from r.
+Rank lane_shift(const Torus& t, const Ring& ring, Rank r, long long delta);
+/// r's ports towards the next and the previous rank of its lane.
+std::pair<Port, Port> lane_ports(const Torus& t, const Ring& ring, Rank r);
+
+}  // namespace torusgather
