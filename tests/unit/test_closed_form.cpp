@@ -150,6 +150,24 @@ TEST(ClosedForm, DimRingsEqualsStepped) {
   EXPECT_EQ(checked, 182);  // 16 of them short-first
 }
 
+// Sides of 2 with two links (TORUSGATHER_PAIR_LINKS=2): each port is a
+// link of its own to the stepped profile and to the closed forms (every
+// dim-rings variant in step, torus-bruck, hamiltonian). Every shape with a
+// side of 2, up to 1024 ranks.
+TEST(ClosedForm, TwoLinkSidesOf2EqualStepped) {
+  int checked = 0, shapes = 0;
+  for (const auto& dims : kShapes) {
+    const Torus t(dims, network_axes(static_cast<int>(dims.size())));
+    if (t.two_link_axes() == 0 || t.size() > 1024) continue;
+    ++shapes;
+    checked += check_dim_rings_variants(t, 1);
+    checked += check_torus_bruck(t, 3, 1);
+    if (t.size() <= 512) checked += check_schedule("hamiltonian", t);
+  }
+  EXPECT_EQ(shapes, 7);
+  EXPECT_EQ(checked, 102);
+}
+
 // With k ranks per node on the last axis: that axis's links are shared
 // memory (node_blocks), and a network link carries the node's k ranks'
 // loads, as profile() charges them. Every variant, k = 2, 3, 4 appended.
