@@ -137,8 +137,12 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
     short_first_ = whole_ = false;
     shorts_.clear();
     rotated_ = axes_;
-    const std::vector<Ring> units = units_of(torus);
-    const bool planes = std::any_of(units.begin(), units.end(), [](const Ring& u) { return u.pair >= 0; });
+    std::vector<Ring> units = units_of(torus);
+    bool planes = std::any_of(units.begin(), units.end(), [](const Ring& u) { return u.pair >= 0; });
+    if (planes && 2 * units.size() > 16) {  // both lanes of every order would not fit: lines
+      units.assign(axes_.begin(), axes_.end());
+      planes = false;
+    }
     std::vector<AxisOrder> orders;
     const std::size_t d = units.size(), lanes = planes ? 2 : 1;
     for (int reverse = 0; reverse < (2 * d * lanes <= 16 ? 2 : 1); ++reverse)
