@@ -180,10 +180,10 @@ if [ "$pair_links" = 2 ]; then
     } }' >"$two_links"
   if [ -s "$two_links" ]; then
     src="$(dirname "$(readlink -f "$0")")/smpi-two-links.cpp"
-    cache="${XDG_CACHE_HOME:-$HOME/.cache}/torusgather"
+    cache="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/torusgather"
+    mkdir -p "$cache" 2>/dev/null || cache="$pdir"
     so="$cache/smpi-two-links-$(sha1sum "$src" | cut -c1-12).so"
     if [ ! -f "$so" ]; then
-      mkdir -p "$cache"
       "${CXX:-g++}" -std=c++17 -O1 -shared -fPIC "$src" -o "$so.$$" -lsimgrid || { echo "smpi-torus.sh: cannot build $src" >&2; exit 2; }
       mv "$so.$$" "$so"
     fi
