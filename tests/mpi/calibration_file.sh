@@ -21,7 +21,14 @@ fail() {
 }
 lines() { wc -l < "$file" 2>/dev/null || echo 0; }
 
-out=$("$@" 2>&1) || fail "the first run failed"
+# A loaded machine (2 cores shared with a simulation) may reject the
+# calibration: up to three tries, each from an empty file.
+for try in 1 2 3; do
+  rm -f "$file"
+  out=$("$@" 2>&1) || fail "the first run failed"
+  grep -q "calibration on [0-9]* ranks rejected" <<<"$out" || break
+  echo "calibration_file: the calibration was rejected (try $try of 3)"
+done
 grep -q "machine (measured)" <<<"$out" || fail "the first run did not measure"
 [ "$(lines)" -eq 1 ] || fail "the first run should append one line"
 read -r ranks dims kind alpha beta delta overhead < "$file"
