@@ -276,15 +276,7 @@ int find_torus(MPI_Comm comm, TorusFound* found, std::string* why) {
   int links = 1;
   if (const int err = pair_links_env(&links, why); err != MPI_SUCCESS) return err;
   if (const int err = find_shape(comm, found, why); err != MPI_SUCCESS) return err;
-  if (links == 2 && found->source != TorusSource::none) {
-    // Not a node axis: that is the node's shared memory.
-    long g = 0;
-    std::string ignored;  // get_plan reports a malformed TORUSGATHER_NODE_SIZE
-    node_size_env(&g, &ignored);
-    const std::size_t d = found->dims.size();
-    const bool node_axis = d > 1 && (found->node_ranks > 1 || (g > 1 && found->dims.back() == g));
-    found->two_link_axes = network_axes(static_cast<int>(node_axis ? d - 1 : d));
-  }
+  found->pair_links = links;
   return MPI_SUCCESS;
 }
 

@@ -5,7 +5,6 @@
 
 #include <mpi.h>
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,9 +26,9 @@ struct TorusFound {
   int torus_rank = -1;
   /// Ranks per node, where they form the last axis (1: not known).
   int node_ranks = 1;
-  /// The axes whose side of 2 has two links (Torus::shared_link): the
-  /// network axes where TORUSGATHER_PAIR_LINKS=2.
-  std::uint32_t two_link_axes = 0;
+  /// TORUSGATHER_PAIR_LINKS: the links between the two nodes of a side of
+  /// 2 of the network (Torus::shared_link), 1 or 2.
+  int pair_links = 1;
 };
 
 /// The torus torusgather uses for comm, in order: a periodic Cartesian

@@ -289,8 +289,7 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
   const auto flush = [&] {
     double link = 0;
     for (std::size_t a = 0; a < dir[0].size(); ++a)
-      // A shared link takes both directions' messages.
-      link = std::max(link, torus.shared_link(static_cast<int>(a)) ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]));
+      link = std::max(link, ColourStep::busiest(torus, dir, a));
     if (messages > 0) total += r * (1 + q * (2.0 * messages - 2)) + (s.independent_colours() ? 0 : link);
     messages = 0;
     for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);

@@ -13,6 +13,7 @@
 // others alone.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -94,6 +95,10 @@ class DimRingsSchedule final : public Schedule {
       const auto a = static_cast<std::size_t>(axis);
       dir[lane == 1 ? 0 : 1][a] += blocks;
       if (messages == 2 && lane < 0) dir[0][a] += blocks;
+    }
+    /// The busiest link of axis a from those loads: a shared link takes both directions.
+    static double busiest(const Torus& t, const std::vector<double> (&dir)[2], std::size_t a) {
+      return t.shared_link(static_cast<int>(a)) ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]);
     }
   };
   /// Calls f(round, step) for every colour at work, rounds in order: O(rounds · C).

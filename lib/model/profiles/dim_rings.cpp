@@ -23,8 +23,7 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
   long long current = 0;
   const auto flush = [&] {
     for (std::size_t a = 0; a < dir[0].size(); ++a) {
-      // A shared link takes both directions' messages (profile()).
-      const double load = t.shared_link(static_cast<int>(a)) ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]);
+      const double load = DimRingsSchedule::ColourStep::busiest(t, dir, a);  // as profile() charges it
       if (static_cast<int>(a) == node_axis)
         c.node_blocks = std::max(c.node_blocks, load);
       else
