@@ -32,7 +32,7 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: tg-plan --dims NxM[xK...] --algorithm NAME [--json] [--method auto|step-through|calls|structural]\n"
+               "usage: tg-plan --dims NxM[xK...] (a side with m: an open axis) --algorithm NAME [--json] [--method auto|step-through|calls|structural]\n"
                "       tg-plan --ranks N --algorithm NAME ...   (the same as --dims N)\n"
                "       tg-plan --dims D --algorithm NAME --plan-only [--rank R] [--json]\n"
                "               rank R's plan as the library builds it at run time (no verification):\n"
@@ -500,9 +500,10 @@ int main(int argc, char** argv) {
       return 2;
     }
     try {
-      const std::vector<int> dims = parse_dims(dims_text);
+      std::uint32_t open_axes = 0;
+      const std::vector<int> dims = parse_dims(dims_text, &open_axes);
       const int network = static_cast<int>(dims.size()) - (node_size > 1 ? 1 : 0);
-      const Torus torus(dims, pair_links == 2 ? network_axes(network) : 0);
+      const Torus torus(dims, pair_links == 2 ? network_axes(network) : 0, open_axes);
       if (node_size < 0 || (node_size > 1 && (torus.ndims() < 2 || torus.dim(torus.ndims() - 1) != node_size))) {
         std::fprintf(stderr, "tg-plan: --node-size with --select is the side of the torus's last axis\n");
         return 2;
@@ -527,9 +528,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const std::vector<int> dims = parse_dims(dims_text);
+    std::uint32_t open_axes = 0;
+    const std::vector<int> dims = parse_dims(dims_text, &open_axes);
     const int network = static_cast<int>(dims.size()) - (info->node_aware ? 1 : 0);
-    const Torus torus(dims, pair_links == 2 ? network_axes(network) : 0);
+    const Torus torus(dims, pair_links == 2 ? network_axes(network) : 0, open_axes);
     if (plan_only && (plan_rank < 0 || plan_rank >= torus.size())) {
       std::fprintf(stderr, "tg-plan: --rank must be in 0..%lld\n", static_cast<long long>(torus.size()) - 1);
       return 2;
@@ -575,7 +577,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tg-plan: --packets is for --algorithm circulant (p-gossip)\n");
       return 2;
     }
-    if (info->tuned && !params_text.empty() && info->not_applicable(torus).empty()) {
+    if (info->tuned && !params_text.empty() && declines(*info, torus).empty()) {
       std::string params;
       if (!tuned_params(*info, torus, build, &params, &why)) {
         std::fprintf(stderr, "tg-plan: %s\n", why.c_str());

@@ -70,12 +70,13 @@ double bounce(MPI_Comm comm, int rank, const std::vector<Rank>& peers, int bytes
   return best;
 }
 
-/// The distinct neighbours of rank c; with node_ranks > 1 only its network
-/// ones (the node axis, the last, left out).
+/// The distinct neighbours of rank c (over links that are there); with
+/// node_ranks > 1 only its network ones (the node axis, the last, left out).
 std::vector<Rank> network_neighbours(const Torus& t, Rank c, int node_ranks) {
   std::vector<Rank> out;
   const int axes = node_ranks > 1 ? t.ndims() - 1 : t.ndims();
   for (Port p = 0; p < 2 * axes; ++p) {
+    if (!t.has_link(c, p)) continue;  // the end of an open axis
     const Rank n = t.neighbor(c, p);
     if (n != c && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
   }
@@ -125,8 +126,9 @@ double symmetric(MPI_Comm comm, const Torus& t, bool all, int bytes, int reps) {
   if (all) {
     to = from = network_neighbours(t, static_cast<Rank>(rank), 1);  // every axis's; the relation is symmetric
   } else {
-    to.push_back(t.neighbor(static_cast<Rank>(rank), make_port(axes[0], true)));
-    from.push_back(t.neighbor(static_cast<Rank>(rank), make_port(axes[0], false)));
+    const Port plus = make_port(axes[0], true), minus = make_port(axes[0], false);
+    if (t.has_link(rank, plus)) to.push_back(t.neighbor(rank, plus));
+    if (t.has_link(rank, minus)) from.push_back(t.neighbor(rank, minus));
   }
   std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes) * from.size());
   std::vector<MPI_Request> req(to.size() + from.size());

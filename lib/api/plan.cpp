@@ -107,7 +107,7 @@ int get_plan(MPI_Comm comm, Plan** out) {
     PMPI_Barrier(comm);
     return err;
   }
-  auto plan = std::make_unique<Plan>(Torus(found.dims));
+  auto plan = std::make_unique<Plan>(Torus(found.dims, 0, found.open_axes));
   plan->source = found.source;
   plan->torus_note = found.note;
   // The private communicator: comm's ranks in torus order (comm's own
@@ -140,7 +140,7 @@ int get_plan(MPI_Comm comm, Plan** out) {
   }
   // Two links on every side of 2 of the network, not on the node axis (shared memory).
   if (found.pair_links == 2 && plan->source != TorusSource::none)
-    plan->torus = Torus(found.dims, network_axes(plan->torus.ndims() - (plan->node_ranks > 1 ? 1 : 0)));
+    plan->torus = Torus(found.dims, network_axes(plan->torus.ndims() - (plan->node_ranks > 1 ? 1 : 0)), found.open_axes);
   if ((err = PMPI_Comm_set_attr(comm, plan_keyval(), plan.get())) != MPI_SUCCESS) {
     PMPI_Comm_free(&plan->comm);
     return err;

@@ -67,7 +67,7 @@ int find_or_build(Plan& plan, const AlgorithmInfo& info, long long block_bytes, 
     ScheduleCache& cache = plan.schedules;
     if (known(cache, key, out, why)) return MPI_SUCCESS;
     std::string params;
-    if (*why = info.not_applicable(plan.torus); !why->empty() || !params_of(plan, info, key, block_bytes, &params, why)) {
+    if (*why = declines(info, plan.torus); !why->empty() || !params_of(plan, info, key, block_bytes, &params, why)) {
       cache.declined[key] = *why;
       return MPI_SUCCESS;
     }

@@ -73,6 +73,7 @@ int torus_from_file(MPI_Comm comm, const std::string& path, TorusFound* found, s
   static std::map<std::pair<std::string, std::string>, TopologyLookup> kept;
   long long node = -1;
   std::vector<int> dims;
+  std::uint32_t open_axes = 0;
   std::string error;
   {
     std::lock_guard<std::mutex> lock(kept_mutex);
@@ -87,6 +88,7 @@ int torus_from_file(MPI_Comm comm, const std::string& path, TorusFound* found, s
     if (error.empty()) {
       node = it->second.node;
       dims = it->second.dims;
+      open_axes = it->second.open_axes;
     }
   }
   if (!error.empty()) node = -2;
@@ -124,6 +126,7 @@ int torus_from_file(MPI_Comm comm, const std::string& path, TorusFound* found, s
       return MPI_SUCCESS;
     }
   found->dims = dims;
+  found->open_axes = open_axes;
   if (k > 1) found->dims.push_back(k);  // a node's ranks: the last (fastest) axis
   found->node_ranks = k;
   found->source = TorusSource::topology_file;
@@ -169,7 +172,7 @@ TopologyLookup read_topology(const std::string& path, const std::string& host) {
       if (!out.dims.empty()) fail("a second dims line");
       if (words.size() != 2) fail("expected 'dims D1xD2x...'");
       try {
-        out.dims = parse_dims(std::string(words[1]));
+        out.dims = parse_dims(std::string(words[1]), &out.open_axes);
       } catch (const std::invalid_argument& e) {
         fail(e.what());
       }
@@ -216,22 +219,21 @@ int find_shape(MPI_Comm comm, TorusFound* found, std::string* why) {
   PMPI_Comm_size(comm, &size);
   *found = TorusFound{};
   int nd = 0;
-  if (is_cartesian(comm, &nd)) {
+  if (is_cartesian(comm, &nd) && nd > 0 && nd <= 16) {
     std::vector<int> d(nd), periods(nd), coords(nd);
-    if (nd > 0) PMPI_Cart_get(comm, nd, d.data(), periods.data(), coords.data());
-    bool periodic = nd > 0;
-    for (int p : periods) periodic = periodic && p;
-    if (periodic) {
-      found->dims = d;
-      found->source = TorusSource::cartesian;
-      return MPI_SUCCESS;
-    }
+    PMPI_Cart_get(comm, nd, d.data(), periods.data(), coords.data());
+    for (int a = 0; a < nd; ++a)
+      if (!periods[static_cast<std::size_t>(a)]) found->open_axes |= 1u << a;
+    found->dims = d;
+    found->source = TorusSource::cartesian;
+    return MPI_SUCCESS;
   }
   std::string reasons;
   if (const char* env = std::getenv("TORUSGATHER_DIMS"); env && *env) {
     std::vector<int> dims;
+    std::uint32_t open_axes = 0;
     try {
-      dims = parse_dims(env);
+      dims = parse_dims(env, &open_axes);
     } catch (const std::invalid_argument& e) {
       *why = std::string("TORUSGATHER_DIMS: ") + e.what();
       return MPI_ERR_ARG;
@@ -243,11 +245,13 @@ int find_shape(MPI_Comm comm, TorusFound* found, std::string* why) {
     node_size_env(&g, &ignored);
     if (product == size) {
       found->dims = dims;
+      found->open_axes = open_axes;
       found->source = TorusSource::dims_env;
       return MPI_SUCCESS;
     }
     if (g > 1 && product * g == size) {  // the node torus, and g ranks per node
       found->dims = dims;
+      found->open_axes = open_axes;
       found->dims.push_back(static_cast<int>(g));
       found->node_ranks = static_cast<int>(g);
       found->source = TorusSource::dims_env;
@@ -263,7 +267,7 @@ int find_shape(MPI_Comm comm, TorusFound* found, std::string* why) {
     if (found->source == TorusSource::topology_file) return MPI_SUCCESS;
     reasons += (reasons.empty() ? "" : "; ") + found->note;
   }
-  found->note = reasons.empty() ? "no periodic Cartesian communicator, TORUSGATHER_DIMS or TORUSGATHER_TOPOLOGY"
+  found->note = reasons.empty() ? "no Cartesian communicator, TORUSGATHER_DIMS or TORUSGATHER_TOPOLOGY"
                                 : reasons;
   found->source = TorusSource::none;
   found->dims.assign(2, 0);

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ enum class TorusSource { cartesian, dims_env, topology_file, none };
 /// from a topology file, the torus rank of every rank.
 struct TorusFound {
   std::vector<int> dims;
+  /// The open axes (mesh axes), a bit each: a Cartesian communicator's
+  /// period 0, a side written with 'm' in TORUSGATHER_DIMS or the topology file.
+  std::uint32_t open_axes = 0;
   TorusSource source = TorusSource::none;
   std::string note;  ///< source none: why no torus is known
   /// Topology file only: torus rank -> rank in the user's communicator
@@ -31,8 +35,8 @@ struct TorusFound {
   int pair_links = 1;
 };
 
-/// The torus torusgather uses for comm, in order: a periodic Cartesian
-/// communicator's own dims; TORUSGATHER_DIMS if it has comm's size;
+/// The torus torusgather uses for comm, in order: a Cartesian
+/// communicator's own dims and periods; TORUSGATHER_DIMS if it has comm's size;
 /// TORUSGATHER_TOPOLOGY's node coordinates if comm's ranks fill its torus
 /// with the same number of ranks per node (then the ranks per node are the
 /// last axis); else none, with MPI_Dims_create's d = 2 shape and the reason
@@ -48,6 +52,7 @@ int find_torus(MPI_Comm comm, TorusFound* found, std::string* why);
 /// node. Throws std::invalid_argument naming the line at fault.
 struct TopologyLookup {
   std::vector<int> dims;
+  std::uint32_t open_axes = 0;
   long long node = -1;
 };
 TopologyLookup read_topology(const std::string& path, const std::string& host);

@@ -156,7 +156,7 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
     Candidate c;
     c.pick = Pick::of(info.id);
     c.named_only = info.not_selected != nullptr;
-    c.why_not = c.named_only && !(named && *named == c.pick) ? info.not_selected : info.not_applicable(torus);
+    c.why_not = c.named_only && !(named && *named == c.pick) ? info.not_selected : declines(info, torus);
     if (c.why_not.empty() && info.node_aware && ctx.machine.node_ranks < 2)
       c.why_not = "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED)";
     if (c.why_not.empty() && torus.size() > kSteppedProfileLimit && !info.node_aware &&

@@ -9,7 +9,8 @@
 namespace torusgather {
 
 /// Calls link(at, port) for every hop of the route from `from` to `to`
-/// (axes in order, the shorter way round, + on a tie); returns the hops.
+/// (axes in order, the shorter way round, + on a tie; straight along an
+/// open axis); returns the hops.
 template <class Link>
 int walk_route(const Torus& t, Rank from, Rank to, Link&& link) {
   int hops = 0;
@@ -17,7 +18,7 @@ int walk_route(const Torus& t, Rank from, Rank to, Link&& link) {
   for (int a = 0; a < t.ndims(); ++a) {
     const int n = t.dim(a);
     const int ahead = ((t.coord(to, a) - t.coord(at, a)) % n + n) % n;
-    const bool plus = ahead <= n - ahead;
+    const bool plus = t.open(a) ? t.coord(to, a) >= t.coord(at, a) : ahead <= n - ahead;
     const Port p = make_port(a, plus);
     for (int k = plus ? ahead : n - ahead; k > 0; --k, ++hops) {
       link(at, p);

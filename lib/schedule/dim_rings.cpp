@@ -8,8 +8,6 @@
 namespace torusgather {
 namespace {
 
-long long ring_steps(int n) { return n / 2; }
-
 /// Where colour c is in global round t (1-based): its phase and step in it.
 struct Position {
   int phase;
@@ -19,7 +17,7 @@ struct Position {
 Position locate(const DimRingsSchedule& s, int colour, long long round) {
   long long before = 0;
   for (int f = 0; f < s.phases(); ++f) {
-    const long long len = ring_steps(s.phase_ring(colour, f).length(s.torus()));
+    const long long len = s.phase_ring(colour, f).steps(s.torus());
     if (round <= before + len) return {f, round - before};
     before += len;
   }
@@ -46,6 +44,18 @@ class DimRingsProgram final : public RankProgram {
         if (before.pair >= 0) done |= 1u << before.pair;
       }
       const int n = ring.length(t);
+      if (ring.open(t)) {
+        // A line: what came from - goes on towards +, and back; a group
+        // travels until it reaches an end.
+        const long long x = t.coord(self_, axis), k = at.step;
+        const Piece p = s_.piece(c);
+        const auto group = [&](long long delta) { return BlockSet{t.clear_axes(t.shift(self_, axis, delta), done), done}; };
+        if (x - k >= 0) ops.recvs.push_back({make_port(axis, false), group(-k), p});
+        if (x - (k - 1) >= 0 && x + 1 <= n - 1) ops.sends.push_back({make_port(axis, true), group(-(k - 1)), p});
+        if (x + k <= n - 1) ops.recvs.push_back({make_port(axis, true), group(k), p});
+        if (x + (k - 1) <= n - 1 && x - 1 >= 0) ops.sends.push_back({make_port(axis, false), group(k - 1), p});
+        continue;
+      }
       // On an even ring the last step brings the opposite group from both
       // sides: the one travelling towards +axis carries the first half, or
       // all of it (whole_antipode) while nothing travels towards -axis.
@@ -79,8 +89,9 @@ class DimRingsProgram final : public RankProgram {
 };
 
 /// What balanced colours rotate over: every side > 1 as a line, except that
-/// a side of 2 with two links is paired, where it can be, with an even side
-/// without a shared link (a longer one first) into a plane, run as a lane.
+/// a side of 2 with two links is paired, where it can be, with an even
+/// closed side without a shared link (a longer one first) into a plane, run
+/// as a lane.
 std::vector<Ring> units_of(const Torus& t) {
   const std::vector<int> axes = t.active_axes();
   std::vector<int> pair_of(static_cast<std::size_t>(t.ndims()), -1);
@@ -89,7 +100,7 @@ std::vector<Ring> units_of(const Torus& t) {
     if (t.dim(e) != 2 || t.shared_link(e) || used[static_cast<std::size_t>(e)]) continue;
     for (const bool longer : {true, false}) {
       for (int a : axes)
-        if (a != e && !used[static_cast<std::size_t>(a)] && t.dim(a) % 2 == 0 && !t.shared_link(a) &&
+        if (a != e && !used[static_cast<std::size_t>(a)] && t.dim(a) % 2 == 0 && !t.shared_link(a) && !t.open(a) &&
             (t.dim(a) > 2) == longer) {
           pair_of[static_cast<std::size_t>(a)] = e;
           used[static_cast<std::size_t>(a)] = used[static_cast<std::size_t>(e)] = true;
@@ -173,7 +184,7 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
     fluid_blocks_ = fluid_time(torus, orders_, weights);
   }
   // Every colour's rings cover the same sides (and planes) in another order.
-  for (const Ring& ring : orders_.front()) rounds_ += ring_steps(ring.length(torus));
+  for (const Ring& ring : orders_.front()) rounds_ += ring.steps(torus);
   // Colours start on different axes but phases of unequal length (or fewer
   // colours than axes) leave some ports idle in a round: count the worst
   // port of each round, messages and blocks, towards +axis and -axis.
@@ -220,21 +231,68 @@ void DimRingsSchedule::for_each_step(const std::function<void(long long, const C
   for (long long round = 1; round <= rounds_; ++round)
     for (int c = 0; c < colours_; ++c) {
       const auto i = static_cast<std::size_t>(c);
-      while (phase[i] < phases && round > start[i] + ring_steps(phase_ring(c, phase[i]).length(torus()))) {
-        const int n = phase_ring(c, phase[i]).length(torus());
-        start[i] += ring_steps(n);
-        group[i] *= n;
+      while (phase[i] < phases && round > start[i] + phase_ring(c, phase[i]).steps(torus())) {
+        start[i] += phase_ring(c, phase[i]).steps(torus());
+        group[i] *= phase_ring(c, phase[i]).length(torus());
         ++phase[i];
       }
       if (phase[i] >= phases) continue;
       const Ring& ring = phase_ring(c, phase[i]);
       const int n = ring.length(torus());
-      const bool antipode = n % 2 == 0 && round - start[i] == n / 2;
+      const bool open = ring.open(torus());
+      const bool antipode = !open && n % 2 == 0 && round - start[i] == n / 2;
       ColourStep step{ring.axis, group[i] * weight(c), 2, ring.pair >= 0 ? ring.lane : -1};
+      if (open) {
+        step.line = n;
+        step.step = round - start[i];
+      }
       if (antipode && whole_) step.messages = 1;
       if (antipode && !whole_) step.blocks /= 2;
       f(round, step);
     }
+}
+
+DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<ColourStep>& round) {
+  RankMost most;
+  std::vector<int> lines_done;
+  for (const ColourStep& s : round) {
+    if (s.line == 0) {  // a ring: the same on every rank
+      most.sends += s.messages;
+      most.recvs += s.messages;
+      most.recv_blocks += s.messages * s.blocks;
+      continue;
+    }
+    if (std::find(lines_done.begin(), lines_done.end(), s.axis) != lines_done.end()) continue;
+    lines_done.push_back(s.axis);
+    // The lines of this axis: each count is a sum of intervals of the
+    // rank's place x, so its maximum lies where an interval starts or ends.
+    const long long n = s.line;
+    std::vector<long long> places = {0, 1, n - 2, n - 1};
+    for (const ColourStep& o : round)
+      if (o.line > 0 && o.axis == s.axis) places.insert(places.end(), {o.step - 1, o.step, n - o.step, n - 1 - o.step});
+    int sends = 0, recvs = 0;
+    double blocks = 0;
+    for (long long x : places) {
+      if (x < 0 || x > n - 1) continue;
+      int out = 0, in = 0;
+      double got = 0;
+      for (const ColourStep& o : round) {
+        if (o.line == 0 || o.axis != s.axis) continue;
+        const long long k = o.step;
+        out += (x >= k - 1 && x <= n - 2 ? 1 : 0) + (x <= n - k && x >= 1 ? 1 : 0);
+        const int here = (x >= k ? 1 : 0) + (x + k <= n - 1 ? 1 : 0);
+        in += here;
+        got += here * o.blocks;
+      }
+      sends = std::max(sends, out);
+      recvs = std::max(recvs, in);
+      blocks = std::max(blocks, got);
+    }
+    most.sends += sends;
+    most.recvs += recvs;
+    most.recv_blocks += blocks;
+  }
+  return most;
 }
 
 Piece DimRingsSchedule::piece(int colour) const {
@@ -284,14 +342,15 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
   const DimRingsSchedule s(torus, v);
   double total = 0;
   long long current = 0;
-  int messages = 0;
+  std::vector<ColourStep> steps;
   std::vector<double> dir[2];
   const auto flush = [&] {
     double link = 0;
     for (std::size_t a = 0; a < dir[0].size(); ++a)
       link = std::max(link, ColourStep::busiest(torus, dir, a));
-    if (messages > 0) total += r * (1 + q * (2.0 * messages - 2)) + (s.independent_colours() ? 0 : link);
-    messages = 0;
+    const RankMost most = most_per_rank(steps);
+    if (most.sends > 0) total += r * (1 + q * (most.sends + most.recvs - 2.0)) + (s.independent_colours() ? 0 : link);
+    steps.clear();
     for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
   };
   flush();
@@ -300,7 +359,7 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
       flush();
       current = round;
     }
-    messages += step.messages;
+    steps.push_back(step);
     step.add_load(dir);
   });
   flush();
@@ -311,7 +370,7 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
 
 double DimRingsSchedule::balanced_floor(const Torus& torus, double r) {
   long long rounds = 0;
-  for (int a : torus.active_axes()) rounds += ring_steps(torus.dim(a));
+  for (int a : torus.active_axes()) rounds += Ring(a).steps(torus);
   const int links = torus.incoming_links();
   return links == 0 ? 0 : static_cast<double>(rounds) * r + static_cast<double>(torus.size() - 1) / static_cast<double>(links);
 }
@@ -372,7 +431,15 @@ StructuralProof DimRingsSchedule::prove() const {
   // both halves of the one at distance n/2. Count that for every side used.
   for (const Ring& ring : orders_.front()) {
     const int n = ring.length(torus());
-    const long long from_both = 2 * (ring_steps(n) - (n % 2 == 0 ? 1 : 0));
+    // A line: the rank at x gets x blocks from - and n − 1 − x from +.
+    if (ring.open(torus())) {
+      if (ring.steps(torus()) != n - 1) {
+        proof.detail = "line of " + std::to_string(n) + " does not deliver every block";
+        return proof;
+      }
+      continue;
+    }
+    const long long from_both = 2 * (ring.steps(torus()) - (n % 2 == 0 ? 1 : 0));
     const long long antipode = n % 2 == 0 ? 1 : 0;
     if (from_both + antipode != n - 1) {
       proof.detail = "ring of " + std::to_string(n) + " does not deliver every block";
@@ -383,8 +450,20 @@ StructuralProof DimRingsSchedule::prove() const {
   proof.rounds = rounds_;
   proof.max_link_messages_per_round = max_link_messages_;
   proof.max_link_blocks_per_round = max_link_blocks_;
-  // Phase f sends prod(previous sides) * (n_f - 1) parts: telescopes to P - 1.
+  // Phase f sends prod(previous sides) * (n_f - 1) parts (telescoping to
+  // P - 1), n_f + 1 on an open line's inner ranks (its groups pass both ways).
   proof.volume_per_rank_blocks = static_cast<double>(torus().size() - 1);
+  if (torus().open_axes()) proof.volume_per_rank_blocks = 0;
+  for (int c = 0; c < colours_ && torus().open_axes(); ++c) {
+    double group = weight(c), sent = 0;
+    for (int f = 0; f < phases(); ++f) {
+      const Ring& ring = phase_ring(c, f);
+      const int n = ring.length(torus());
+      sent += group * (ring.open(torus()) ? n + 1 : n - 1);
+      group *= n;
+    }
+    proof.volume_per_rank_blocks += sent;
+  }
   proof.detail = "bidirectional rings along " + std::to_string(axes_.size()) + " axes in " +
                  std::to_string(colours_) + " colours" + (whole_ ? ", antipodes whole" : "") +
                  (short_first_ ? ", sides of 2 first" : "") + (balanced_ ? ", weighted, as streams" : "");

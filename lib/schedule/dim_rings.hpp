@@ -46,7 +46,7 @@ class DimRingsSchedule final : public Schedule {
       : DimRingsSchedule(torus, DimRingsParams{colours, whole_antipode, false, false}) {}
 
   const char* name() const override { return "dim-rings"; }
-  /// Sum over the axes of floor(n_i / 2).
+  /// Sum over the axes of floor(n_i / 2), n_i − 1 on an open axis.
   long long rounds() const override { return rounds_; }
   int colours() const override { return colours_; }
   /// One phase per side > 1, or per plane and other side.
@@ -61,7 +61,8 @@ class DimRingsSchedule final : public Schedule {
   double fluid_blocks() const { return fluid_blocks_; }
   int claimed_max_link_messages_per_round() const override { return max_link_messages_; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
-  /// A ring of n delivers everything in floor(n/2) bidirectional steps; after
+  /// A ring of n delivers everything in floor(n/2) bidirectional steps, a
+  /// line of an open axis in n − 1; after
   /// phase f a rank holds the sub-box of the axes processed so far, so the
   /// phases compose to the whole torus. Link loads come from the phase layout.
   StructuralProof prove() const override;
@@ -88,6 +89,11 @@ class DimRingsSchedule final : public Schedule {
     double blocks;
     int messages;
     int lane = -1;
+    /// On an open axis's line of n: n and the step k (1..n−1); the rank at
+    /// x sends towards + where x ≥ k−1 and receives from − where x ≥ k
+    /// (mirrored towards −). 0 on a ring, where every rank does the same.
+    int line = 0;
+    long long step = 0;
     /// Its blocks on the busiest link of its axis, towards - (dir[0]) and +
     /// (dir[1]): a line's messages one each way, a lane's two on two links
     /// of its own, counted as lane 0 towards + and lane 1 towards -.
@@ -103,6 +109,13 @@ class DimRingsSchedule final : public Schedule {
   };
   /// Calls f(round, step) for every colour at work, rounds in order: O(rounds · C).
   void for_each_step(const std::function<void(long long, const ColourStep&)>& f) const;
+  /// What the busiest rank sends and receives in a round of these steps
+  /// (each a maximum of its own over the ranks): O(C²) per round.
+  struct RankMost {
+    int sends = 0, recvs = 0;
+    double recv_blocks = 0;
+  };
+  static RankMost most_per_rank(const std::vector<ColourStep>& round);
 
   /// Parameters as text, "C,halves" or "C,whole", ",short" added for the
   /// short-first order (TORUSGATHER_DIM_RINGS).

@@ -23,7 +23,8 @@ struct Message {
 /// The fluid model of one node's links for fixed axis orders, evaluated for
 /// many weights: each colour's rounds made once, the flows' buffers reused.
 /// A ring of n takes floor(n/2) rounds of its group each way, halves at an
-/// even ring's antipode; a shared link is link 2a, any other side has two
+/// even ring's antipode, an open line n − 1 rounds (its busiest links carry
+/// the group each way in every round); a shared link is link 2a, any other side has two
 /// (2a towards +, 2a + 1 towards -); lane l of a plane takes 2a + l and
 /// 2·pair + l (a node's links on the plane, two per lane).
 class Fluid {
@@ -35,8 +36,9 @@ class Fluid {
       double grow = 1;
       for (const Ring& ring : order) {
         const int a = ring.axis, n = ring.length(torus);
-        for (int step = 1; step <= n / 2; ++step) {
-          const bool half = n % 2 == 0 && step == n / 2;
+        const long long steps = ring.steps(torus);
+        for (long long step = 1; step <= steps; ++step) {
+          const bool half = !ring.open(torus) && n % 2 == 0 && step == n / 2;
           Round r{step == 1 ? grow : 1, half, {}};
           if (ring.pair >= 0)
             r.messages = {{2 * a + ring.lane, 1}, {2 * ring.pair + ring.lane, 1}};
@@ -180,12 +182,12 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
 
 std::vector<long long> balanced_weights(const Torus& torus, const std::vector<AxisOrder>& orders, long long units) {
   // The search takes milliseconds: once per shape, links, orders and units in the process.
-  using Key = std::tuple<std::vector<int>, std::uint32_t, std::vector<AxisOrder>, long long>;
+  using Key = std::tuple<std::vector<int>, std::uint32_t, std::uint32_t, std::vector<AxisOrder>, long long>;
   static std::mutex mutex;
   static std::map<Key, std::vector<long long>> known;
   std::vector<int> dims;
   for (int a = 0; a < torus.ndims(); ++a) dims.push_back(torus.dim(a));
-  Key key{dims, torus.two_link_axes(), orders, units};
+  Key key{dims, torus.two_link_axes(), torus.open_axes(), orders, units};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find(key); it != known.end()) return it->second;

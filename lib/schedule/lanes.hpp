@@ -24,6 +24,11 @@ struct Ring {
   Ring(int a) : axis(a) {}  // NOLINT: a line along an axis is a ring
   Ring(int a, int p, int l) : axis(a), pair(p), lane(l) {}
   int length(const Torus& t) const { return pair < 0 ? t.dim(axis) : 2 * t.dim(axis); }
+  /// A line along an open axis: its ends have no link between them.
+  bool open(const Torus& t) const { return pair < 0 && t.open(axis); }
+  /// Bidirectional steps that deliver everything: floor(n/2) on a ring of
+  /// n, n − 1 on an open line (the ends' blocks cross it one way).
+  long long steps(const Torus& t) const { return open(t) ? length(t) - 1 : length(t) / 2; }
   friend bool operator==(const Ring& x, const Ring& y) {
     return std::tie(x.axis, x.pair, x.lane) == std::tie(y.axis, y.pair, y.lane);
   }

@@ -73,7 +73,7 @@ class NodeSlicedProgram final : public RankProgram {
 Torus NodeSlicedSchedule::node_torus(const Torus& t) {
   std::vector<int> dims = t.dims();
   if (dims.size() > 1) dims.pop_back();
-  return Torus(dims, t.two_link_axes());
+  return Torus(dims, t.two_link_axes(), t.open_axes());
 }
 
 std::string NodeSlicedSchedule::not_applicable(const Torus& t) {

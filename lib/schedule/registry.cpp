@@ -138,6 +138,10 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
         break;
       case AlgorithmId::dim_rings:
         a.profile.from_torus = a.profile.from_schedule = true;
+        a.open_axes = true;
+        break;
+      case AlgorithmId::node_dim_rings:
+        a.open_axes = true;
         break;
       case AlgorithmId::lee_code_large:
         a.fallback = AlgorithmId::lee_code;
@@ -333,9 +337,15 @@ const AlgorithmInfo* find_algorithm(const std::string& name) {
   return nullptr;
 }
 
+std::string declines(const AlgorithmInfo& info, const Torus& torus) {
+  if (torus.open_axes() && !info.open_axes)
+    return "needs a wraparound link on every axis, and " + torus.to_string() + " has open axes (marked m)";
+  return info.not_applicable(torus);
+}
+
 std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why,
                                     const BuildContext& context) {
-  if (std::string reason = info.not_applicable(torus); !reason.empty()) {
+  if (std::string reason = declines(info, torus); !reason.empty()) {
     *why = std::move(reason);
     return nullptr;
   }

@@ -105,6 +105,8 @@ struct AlgorithmInfo {
   const TunedParams* tuned = nullptr;
   /// Runs only where the torus's last axis is a node's ranks (node_ranks).
   bool node_aware = false;
+  /// Runs where an axis is open (a mesh axis); the others need every wraparound link.
+  bool open_axes = false;
   ProfileTraits profile = {};
   /// Needs the communicator's node of every rank (BuildContext::node_of),
   /// which takes a collective step to learn.
@@ -130,6 +132,9 @@ const AlgorithmInfo* find_algorithm(const std::string& name);
 const AlgorithmInfo& algorithm(AlgorithmId id);
 /// The algorithm that applies to every torus: the last fallback.
 constexpr AlgorithmId kUniversal = AlgorithmId::dim_rings;
+/// Empty when the algorithm applies to the torus, else why it declines:
+/// not_applicable's reasons and an open axis where it needs every wraparound link.
+std::string declines(const AlgorithmInfo& info, const Torus& torus);
 /// Builds the algorithm's schedule for the torus, or returns nullptr and the
 /// reason it declines (its shape conditions, or a construction that failed).
 std::unique_ptr<Schedule> try_build(const AlgorithmInfo& info, const Torus& torus, std::string* why,

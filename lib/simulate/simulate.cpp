@@ -156,6 +156,9 @@ SimulationReport step_through(const Schedule& s) {
             add_error(rep, "round " + std::to_string(round) + ": the route of " + describe(r, snd) + " ends at rank " +
                                std::to_string(at));
         } else {
+          if (s.torus_network() && !t.has_link(r, snd.port))
+            add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) +
+                               " crosses the end of an open axis, where there is no link");
           ++link_messages[static_cast<std::size_t>(r * ports + snd.port)];
           link_blocks[static_cast<std::size_t>(r * ports + snd.port)] += blocks;
         }

@@ -295,6 +295,22 @@ int main(int argc, char** argv) {
     MPI_Comm_free(&cart);
   }
 
+  // 3b. A Cartesian communicator with an open axis (period 0): a mesh axis,
+  //     which only dim-rings' lines run on; every other algorithm declines.
+  {
+    int dims[2] = {0, 0}, periods[2] = {0, 1};
+    MPI_Dims_create(g_size, 2, dims);
+    MPI_Comm cart;
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+    if (dims[0] > 2) {
+      char chosen[64] = "";
+      TG_Algorithm_chosen("hamiltonian", cart, chosen, sizeof chosen);
+      check(std::string(chosen) == "dim-rings", "hamiltonian declines the open axis of " + shape_name({dims[0], dims[1]}));
+    }
+    run_cases(cart, "cart " + std::to_string(dims[0]) + "m x " + std::to_string(dims[1]), cases);
+    MPI_Comm_free(&cart);
+  }
+
   // 4. A split communicator (sizes differ between the halves).
   if (!g_quick && g_size > 2) {
     MPI_Comm half;

@@ -168,6 +168,28 @@ TEST(ClosedForm, TwoLinkSidesOf2EqualStepped) {
   EXPECT_EQ(checked, 102);
 }
 
+// Open axes: a line's ranks differ by their place on it (the busiest rank's
+// messages, the busiest link's blocks). Every shape up to 1024 ranks with
+// every axis open and with the first open, alone and with 2 ranks per node.
+TEST(ClosedForm, OpenAxesEqualStepped) {
+  int checked = 0, shapes = 0;
+  for (const auto& dims : kShapes)
+    for (const std::uint32_t open : {~0u, 1u}) {
+      const Torus t(dims, 0, open);
+      if (t.open_axes() == 0 || t.size() > 1024) continue;
+      ++shapes;
+      CostProfile closed;
+      ASSERT_TRUE(closed_form_profile(AlgorithmId::dim_rings, t, &closed));
+      expect_same(closed, profile(DimRingsSchedule(t), t.size()), "dim-rings on " + t.to_string());
+      checked += check_dim_rings_variants(t, 1);
+      auto with = dims;
+      with.push_back(2);
+      if (t.size() <= 512) checked += check_dim_rings_variants(Torus(with, 0, open & network_axes(t.ndims())), 2);
+    }
+  EXPECT_EQ(shapes, 40);
+  EXPECT_EQ(checked, 726);
+}
+
 // With k ranks per node on the last axis: that axis's links are shared
 // memory (node_blocks), and a network link carries the node's k ranks'
 // loads, as profile() charges them. Every variant, k = 2, 3, 4 appended.

@@ -9,8 +9,8 @@ namespace profiles {
 
 /// dim-rings (Juurlink, Rao & Sibeyn, approach 1): in each round every
 /// colour sends one message each way along its phase's axis (one, towards
-/// +axis, where its antipode goes whole); colours on the same axis share
-/// its links.
+/// +axis, where its antipode goes whole), fewer near an open axis's ends;
+/// colours on the same axis share its links.
 CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
   const Torus& t = s.torus();
   // With k ranks per node on the last axis, as profile() charges them: that
@@ -19,9 +19,15 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
   const auto [node_axis, share] = node_axis_of(t, node_ranks);
   CostProfile out;
   std::vector<double> dir[2];
+  std::vector<DimRingsSchedule::ColourStep> steps;
   RoundCost c;
   long long current = 0;
   const auto flush = [&] {
+    const DimRingsSchedule::RankMost most = DimRingsSchedule::most_per_rank(steps);
+    c.sends = most.sends;
+    c.recvs = most.recvs;
+    c.recv_blocks = most.recv_blocks;
+    steps.clear();
     for (std::size_t a = 0; a < dir[0].size(); ++a) {
       const double load = DimRingsSchedule::ColourStep::busiest(t, dir, a);  // as profile() charges it
       if (static_cast<int>(a) == node_axis)
@@ -40,9 +46,7 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
       flush();
       current = round;
     }
-    c.sends += step.messages;
-    c.recvs += step.messages;
-    c.recv_blocks += step.messages * step.blocks;
+    steps.push_back(step);
     step.add_load(dir);
   });
   flush();

@@ -3,6 +3,7 @@
 // doubling, neighbour exchange, linear, the shift), on the torus the ranks
 // are laid on.
 #include "model/closed_form.hpp"
+#include "model/cost.hpp"
 
 #include <algorithm>
 #include <array>
@@ -133,6 +134,10 @@ CostProfile vendor_profile(const Torus& t, VendorAlgorithm a, int node_ranks) {
   const Rank P = t.size();
   CostProfile out;
   if (P < 2) return out;
+  // The shifts' counts assume every axis wraps: on open axes the routes are
+  // stepped through, as far as that is cheap; beyond it the wrapped torus's
+  // counts stand in (they undercount the vendor's hops and loads).
+  if (t.open_axes() && P <= kSteppedProfileLimit) return vendor_profile_stepped(t, a, node_ranks);
   const int k = node_ranks > 1 && t.ndims() >= 2 && t.dim(t.ndims() - 1) == node_ranks ? node_ranks : 1;
   switch (a) {
     case VendorAlgorithm::kTwoProc:
