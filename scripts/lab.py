@@ -66,10 +66,15 @@ def parse_latency(text):
 
 
 def dims_of(name):
-    return [int(n) for n in name.split("x")]
+    return [int(n.rstrip("m")) for n in name.split("x")]
 
 
-def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0, pair_links=1):
+def open_of(name):
+    """Which axes are open ('8m': a mesh axis, no wraparound link)."""
+    return [n.endswith("m") for n in name.split("x")]
+
+
+def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0, pair_links=1, open_axes=None):
     """max(network, latency): every node must take in the (P-k)s bytes of the
     other nodes' k ranks each (once, then shared in memory) over its 2d
     links (pair_links per side of 2). With an injection limit L on all a node sends
@@ -78,13 +83,16 @@ def bound_us(dims, size, bw, lat, overhead=0.0, per_node=1, limiter=0.0, pair_li
     limit. The block of the farthest node crosses at
     least the diameter D = sum(floor(n_i/2)) links (SimGrid adds the latency
     of every link of a route) in at least one message (a send and a receive
-    overhead). One rank per node and no limit: (P-1)s/(2dB)."""
+    overhead). One rank per node and no limit: (P-1)s/(2dB). An open axis
+    (open_axes[i]) gives its end nodes one link and a diameter of n - 1:
+    the bound is the corner node's."""
     nodes = math.prod(dims)
     p = nodes * per_node
-    diameter = sum(n // 2 for n in dims)
+    open_axes = open_axes or [False] * len(dims)
+    diameter = sum(n - 1 if o else n // 2 for n, o in zip(dims, open_axes))
     # A side of 2 has one link (both ports lead to the same neighbour, and
     # SimGrid routes every message to it one way) unless the machine has two.
-    links = sum(2 if n > 2 else pair_links for n in dims if n > 1)
+    links = sum(1 if o else 2 if n > 2 else pair_links for n, o in zip(dims, open_axes) if n > 1)
     network = (p - per_node) * size / (links * bw) if nodes > 1 else 0.0
     if limiter:
         network = max(network, 2 * (p - per_node) * size / limiter)
@@ -224,7 +232,7 @@ def collect(result, args):
                              time_us=float(r["max_us"]),
                              bound_us=round(bound_us(dims, size, bw, lat, overhead, args.per_node,
                                                      parse_bandwidth(args.limiter) if args.limiter else 0.0,
-                                                     args.pair_links), 3),
+                                                     args.pair_links, open_of(result["dims"])), 3),
                              checked=r["checked"], ok=r["ok"], predicted_us=r.get("predicted_us") or "",
                              ran=r["ran"] if result["kind"] == "torusgather" else ""))
     return rows
@@ -400,8 +408,9 @@ def main():
         ap.error(str(e))
     args.dims = args.dims.split(",") if args.dims else (QUICK_DIMS if args.quick else DEFAULT_DIMS)
     for d in args.dims:
-        if not re.fullmatch(r"[0-9]+(x[0-9]+)*", d) or min(dims_of(d)) < 2:
-            ap.error(f"malformed --dims '{d}' (expected e.g. 8x8 or 4x4x4, sides >= 2)")
+        if not re.fullmatch(r"[0-9]+m?(x[0-9]+m?)*", d) or min(dims_of(d)) < 2:
+            ap.error(f"malformed --dims '{d}' (expected e.g. 8x8, 4x4x4 or 8mx8mx4 where m marks an open axis, "
+                     "sides >= 2)")
 
     def size(text):
         m = re.fullmatch(r"([0-9]+)([kKmM]?)", text.strip())

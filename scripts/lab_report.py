@@ -8,6 +8,7 @@ scripts/performance_report.py's, from docs/data/ alone."""
 import csv
 import json
 import os
+import re
 from collections import OrderedDict
 
 DEFAULT_ORDER = ["8x8", "4x4x4", "8x8x8", "7x7x7", "16x16"]
@@ -73,15 +74,19 @@ class Scenario:
         return min(values) if values else (None, None)
 
 
-PRESETS = ("bgq", "tofud", "gemini", "tpu-v4")
+PRESETS = ("bgq", "tofud", "tofud-mesh", "gemini", "tpu-v4", "tpu-v4-mesh")
+
+
+def preset_base(platform):
+    """The preset a platform was run with (lab.py names it DIMS-PRESET[-...]), else None."""
+    found = [p for p in PRESETS if re.search(f"-{re.escape(p)}(-|$)", platform)]
+    return max(found, key=len) if found else None
 
 
 def preset_of(platform):
-    """The preset a platform was run with (lab.py names it DIMS-PRESET[-...]), else None."""
-    for p in PRESETS:
-        if f"-{p}" in platform:
-            return platform[platform.index(f"-{p}") + 1:]
-    return None
+    """The preset and what differs from it ("tofud-4pernode"), else None."""
+    base = preset_base(platform)
+    return platform[platform.index(f"-{base}") + 1:] if base else None
 
 
 def scenarios_from(latest):

@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lab_report import PRESETS, fmt, load_results, preset_of, scenarios_from, size_axis, size_name  # noqa: E402
+from lab_report import PRESETS, fmt, load_results, preset_base, preset_of, scenarios_from, size_axis, size_name  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "docs", "data")
@@ -28,6 +28,8 @@ MACHINE = {
     "tofud": "Fujitsu Tofu-D (Fugaku)",
     "gemini": "Cray Gemini (XE6/XK7)",
     "tpu-v4": "Google TPU v4",
+    "tofud-mesh": "Fujitsu Tofu-D (Fugaku), a job of mesh shape",
+    "tpu-v4-mesh": "Google TPU v4, a slice below a 4×4×4 cube (no wraparound links)",
 }
 
 
@@ -104,7 +106,7 @@ def main():
     latest, files = load_data()
     presets = [s for s in scenarios_from(latest) if preset_of(s.platform)]
     order = {p: i for i, p in enumerate(PRESETS)}
-    presets.sort(key=lambda s: (order.get(preset_of(s.platform).split("-")[0], 9), ranks_per_node(s.platform),
+    presets.sort(key=lambda s: (order.get(preset_base(s.platform), 9), ranks_per_node(s.platform),
                                 s.ranks))
     out = []
     w = out.append
@@ -121,7 +123,8 @@ def main():
     w("- **Platform**: `scripts/smpi-torus.sh --preset NAME` (run by `scripts/lab.py --preset NAME`): a SimGrid "
       "torus with the preset's link bandwidth per direction, hop latency, per-message overhead (`smpi/os`, "
       "`smpi/ois`, `smpi/or`), injection limit, and K ranks per node sharing its links (`-Kpernode`). Every axis "
-      "is simulated as a torus. A side of 2 is one link both ways (Tofu-D's a and c), except on bgq, whose nodes "
+      "is simulated as a torus except the open axes of the `-mesh` presets (a side marked m), which are simulated "
+      "without the link that would wrap around (`scripts/smpi-mesh.cpp`). A side of 2 is one link both ways (Tofu-D's a and c), except on bgq, whose nodes "
       "have a + and a − link on every axis: there its two links are simulated as one link of twice the "
       "bandwidth each way (`--pair-links 2`), so two messages at once get a link's bandwidth each, and one "
       "alone gets both (an assumption: the machine would send it on one).")
@@ -130,8 +133,8 @@ def main():
     w("- **Best torusgather alone**: the fastest of the torusgather algorithms run on that platform with that "
       "block size; **best SMPI**: the fastest of SimGrid's allgathers run there (listed under each table).")
     w("- **Bound**: max(network, latency). Network: a node takes in (P − K)·s bytes over its links (two per "
-      "side > 2; one per side of 2, two on bgq), and with an injection limit L on what a node sends and receives together, 2·(P − K)·s/L. "
-      "Latency: the node torus's diameter times the hop latency, plus one send and one receive overhead.")
+      "side > 2; one per side of 2, two on bgq; one per open axis, at the corner node), and with an injection limit L on what a node sends and receives together, 2·(P − K)·s/L. "
+      "Latency: the node torus's diameter (n − 1 along an open axis) times the hop latency, plus one send and one receive overhead.")
     w("- **Checked**: `yes` where auto's results were compared byte for byte on every rank; `no` where the "
       "receive buffers were `SMPI_SHARED_MALLOC` (P²·s above 1 GiB) and only the time is meaningful.")
     w("")
@@ -140,8 +143,7 @@ def main():
         w("![auto as a percentage of the bound on each preset](img/presets.png)")
         w("")
     for s in presets:
-        name = preset_of(s.platform)
-        base = name.split("-")[0] if not name.startswith("tpu-v4") else "tpu-v4"
+        base = preset_base(s.platform)
         k = ranks_per_node(s.platform)
         shape = s.platform[:s.platform.index(f"-{base}")]
         w(f"## {base}: {MACHINE.get(base, base)}, {shape} nodes × {k} rank{'s' if k > 1 else ''} per node "

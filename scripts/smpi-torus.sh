@@ -6,7 +6,7 @@
 #                         [--sharing SPLITDUPLEX|SHARED|FATPIPE] [--limiter BW]
 #                         [--overhead T] [--ranks-per-node K] [--node-bw BW] [--node-lat T]
 #                         [--pair-links 1|2]
-#                         [--preset bgq|tofud|gemini|tpu-v4|ideal]
+#                         [--preset bgq|tofud|gemini|tpu-v4|tofud-mesh|tpu-v4-mesh|ideal]
 #                         [--factors ideal|smpi] [--sends auto|eager|synchronous]
 #                         [--platform-dir DIR] [--cfg KEY:VALUE]...
 #                         -- PROGRAM [ARGS...]
@@ -29,6 +29,11 @@
 # messages at once (the two ports) get one link's bandwidth each; one
 # message alone gets both (an assumption: the machine would send it on
 # one). torusgather is told so (TORUSGATHER_PAIR_LINKS=2).
+# --dims with an m after a side (8mx8mx4): that axis is open (a mesh axis).
+# SimGrid's torus has every wraparound link, so the platform is then
+# smpi-mesh.cpp, compiled likewise: the same cluster built link by link
+# (the same names and routes) without the links that would wrap around an
+# open axis, its routes going straight along it.
 #
 # The platform is a SimGrid cluster with topology="TORUS", dimension-order
 # routing and simulate-computation off, so the times are deterministic. By
@@ -70,10 +75,12 @@ preset_values() {
     tofud)  echo "4x4x4x2x3x2 6.8GBps 100ns 0.2us 76.2GBps 1 40GBps 0.2us 1" ;;
     gemini) echo "8x8x8 4.7GBps 100ns 0.5us 33.2GBps 2 20GBps 0.2us 1" ;;
     tpu-v4) echo "8x8x8 45GBps 1us 0.5us - 1 1000GBps 0us 1" ;;
+    tofud-mesh) echo "4mx4mx2x2x3x2 6.8GBps 100ns 0.2us 76.2GBps 1 40GBps 0.2us 1" ;;
+    tpu-v4-mesh) echo "2x4mx4m 45GBps 1us 0.5us - 1 1000GBps 0us 1" ;;
     *) return 1 ;;
   esac
 }
-presets="ideal, bgq, tofud, gemini, tpu-v4"
+presets="ideal, bgq, tofud, gemini, tpu-v4, tofud-mesh, tpu-v4-mesh"
 
 dims="" bw="" lat="" allgather="" pdir="" factors="ideal" sharing="SPLITDUPLEX" limiter="" sends="auto"
 overhead="" per_node="" node_bw="" node_lat="" preset="" pair_links=""
@@ -125,14 +132,14 @@ if [ -z "$dims" ] || [ $# -eq 0 ]; then
   echo "usage: $0 --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ALG] -- PROGRAM [ARGS...]" >&2
   exit 2
 fi
-if ! [[ "$dims" =~ ^[0-9]+(x[0-9]+)*$ ]]; then
-  echo "smpi-torus.sh: malformed --dims '$dims' (expected e.g. 8x8 or 4x4x4)" >&2
+if ! [[ "$dims" =~ ^[0-9]+m?(x[0-9]+m?)*$ ]]; then
+  echo "smpi-torus.sh: malformed --dims '$dims' (expected e.g. 8x8, 4x4x4, or 8mx8mx4 where m marks an open axis)" >&2
   exit 2
 fi
 case "$sharing" in SPLITDUPLEX|SHARED|FATPIPE) ;; *) echo "smpi-torus.sh: --sharing must be SPLITDUPLEX, SHARED or FATPIPE" >&2; exit 2 ;; esac
 command -v smpirun >/dev/null || { echo "smpi-torus.sh: smpirun not found (install simgrid)" >&2; exit 2; }
 
-IFS=x read -r -a sides <<<"$dims"
+IFS=x read -r -a sides <<<"${dims//m/}"
 nodes=1
 for n in "${sides[@]}"; do nodes=$((nodes * n)); done
 ranks=$((nodes * per_node))
@@ -158,8 +165,32 @@ cat >"$platform" <<XML
 </platform>
 XML
 for ((i = 0; i < nodes; i++)); do for ((j = 0; j < per_node; j++)); do echo "node-$i"; done; done >"$hostfile"
+# A platform .so from a source next to this script, compiled once into
+# ~/.cache/torusgather (the platform dir where that cannot be written).
+platform_so() {
+  local src cache so
+  src="$(dirname "$(readlink -f "$0")")/$1"
+  cache="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/torusgather"
+  mkdir -p "$cache" 2>/dev/null || cache="$pdir"
+  so="$cache/${1%.cpp}-$(sha1sum "$src" | cut -c1-12).so"
+  if [ ! -f "$so" ]; then
+    "${CXX:-g++}" -std=c++17 -O1 -shared -fPIC "$src" -o "$so.$$" -lsimgrid || { echo "smpi-torus.sh: cannot build $src" >&2; exit 2; }
+    mv "$so.$$" "$so"
+  fi
+  echo "$so"
+}
 pair_env=()
-if [ "$pair_links" = 2 ]; then
+if [[ "$dims" == *m* ]]; then
+  # Open axes: the same cluster built link by link, without the links that
+  # would wrap around an open axis (smpi-mesh.cpp), two links on a side of
+  # 2 where asked.
+  so=$(platform_so smpi-mesh.cpp) || exit 2
+  pair_env=(TG_SMPI_MESH_DIMS="$dims" TG_SMPI_MESH_BW="$bw" TG_SMPI_MESH_LAT="$lat" TG_SMPI_MESH_SHARING="$sharing"
+            TG_SMPI_MESH_CORES="$per_node" TG_SMPI_MESH_LOOPBACK_BW="$node_bw" TG_SMPI_MESH_LOOPBACK_LAT="$node_lat"
+            TG_SMPI_MESH_LIMITER="$limiter" TG_SMPI_MESH_PAIR_LINKS="$pair_links")
+  platform="$so"
+  [ "$pair_links" = 2 ] && pair_env+=(TORUSGATHER_PAIR_LINKS=2)
+elif [ "$pair_links" = 2 ]; then
   # The link SimGrid routes a side of 2 over (both ways): from the node
   # whose coordinate there is 0 to its neighbour (dimension j of SimGrid's,
   # reversed, numbering; hosts are numbered first, so ids are node indices).
@@ -179,14 +210,7 @@ if [ "$pair_links" = 2 ]; then
       stride *= s[j]
     } }' >"$two_links"
   if [ -s "$two_links" ]; then
-    src="$(dirname "$(readlink -f "$0")")/smpi-two-links.cpp"
-    cache="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/torusgather"
-    mkdir -p "$cache" 2>/dev/null || cache="$pdir"
-    so="$cache/smpi-two-links-$(sha1sum "$src" | cut -c1-12).so"
-    if [ ! -f "$so" ]; then
-      "${CXX:-g++}" -std=c++17 -O1 -shared -fPIC "$src" -o "$so.$$" -lsimgrid || { echo "smpi-torus.sh: cannot build $src" >&2; exit 2; }
-      mv "$so.$$" "$so"
-    fi
+    so=$(platform_so smpi-two-links.cpp) || exit 2
     pair_env=(TG_SMPI_XML="$platform" TG_SMPI_TWO_LINKS="$two_links")
     platform="$so"
   fi

@@ -31,4 +31,10 @@ close(bound_us([4, 4, 8], MiB, 4.7e9, 100e-9, 0.5e-6, 4, 33.2e9), 2 * 508 * MiB 
 close(bound_us([4, 4, 8], MiB, 4.7e9, 100e-9, 0.5e-6, 4, 100e9), 508 * MiB / (6 * 4.7e9) * 1e6)
 # One node: nothing crosses the network.
 close(bound_us([1], MiB, 10e9, 1e-6, 0.0, 4, 33.2e9), 0.0)
+# Open axes: the corner node of a mesh has one link per axis, and the
+# farthest block crosses n - 1 links of an open axis.
+close(bound_us([8, 8], MiB, 10e9, 1e-6, open_axes=[True, True]), 63 * MiB / 20e9 * 1e6)
+close(bound_us([8, 8], MiB, 10e9, 1e-6, open_axes=[True, False]), 63 * MiB / 30e9 * 1e6)
+close(bound_us([8, 8], 8, 10e9, 1e-6, open_axes=[True, True]), 14.0)
+close(bound_us([2, 4, 4], MiB, 45e9, 1e-6, 0.5e-6, 1, 0.0, 2, [False, True, True]), 31 * MiB / (4 * 45e9) * 1e6)
 print("lab bound: ok")
