@@ -47,13 +47,14 @@ class DimRingsProgram final : public RankProgram {
       if (ring.open(t)) {
         // A line: what came from - goes on towards +, and back; a group
         // travels until it reaches an end.
-        const long long x = t.coord(self_, axis), k = at.step;
+        const long long k = at.step;
+        const LineStep does = line_step(n, k, t.coord(self_, axis));
         const Piece p = s_.piece(c);
         const auto group = [&](long long delta) { return BlockSet{t.clear_axes(t.shift(self_, axis, delta), done), done}; };
-        if (x - k >= 0) ops.recvs.push_back({make_port(axis, false), group(-k), p});
-        if (x - (k - 1) >= 0 && x + 1 <= n - 1) ops.sends.push_back({make_port(axis, true), group(-(k - 1)), p});
-        if (x + k <= n - 1) ops.recvs.push_back({make_port(axis, true), group(k), p});
-        if (x + (k - 1) <= n - 1 && x - 1 >= 0) ops.sends.push_back({make_port(axis, false), group(k - 1), p});
+        if (does.from_minus) ops.recvs.push_back({make_port(axis, false), group(-k), p});
+        if (does.to_plus) ops.sends.push_back({make_port(axis, true), group(-(k - 1)), p});
+        if (does.from_plus) ops.recvs.push_back({make_port(axis, true), group(k), p});
+        if (does.to_minus) ops.sends.push_back({make_port(axis, false), group(k - 1), p});
         continue;
       }
       // On an even ring the last step brings the opposite group from both
@@ -278,9 +279,9 @@ DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<Col
       double got = 0;
       for (const ColourStep& o : round) {
         if (o.line == 0 || o.axis != s.axis) continue;
-        const long long k = o.step;
-        out += (x >= k - 1 && x <= n - 2 ? 1 : 0) + (x <= n - k && x >= 1 ? 1 : 0);
-        const int here = (x >= k ? 1 : 0) + (x + k <= n - 1 ? 1 : 0);
+        const LineStep does = line_step(n, o.step, x);
+        out += (does.to_plus ? 1 : 0) + (does.to_minus ? 1 : 0);
+        const int here = (does.from_minus ? 1 : 0) + (does.from_plus ? 1 : 0);
         in += here;
         got += here * o.blocks;
       }

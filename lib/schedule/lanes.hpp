@@ -37,6 +37,17 @@ struct Ring {
   }
 };
 
+/// What the rank at x does in step k (1..n−1) of an open axis's line of n:
+/// it receives from − the group of x − k and from + that of x + k, and
+/// passes on towards + the group of x − k + 1 and towards − that of
+/// x + k − 1, where those ranks and the next one exist.
+struct LineStep {
+  bool from_minus, from_plus, to_plus, to_minus;
+};
+constexpr LineStep line_step(long long n, long long k, long long x) {
+  return {x - k >= 0, x + k <= n - 1, x - (k - 1) >= 0 && x + 1 <= n - 1, x + (k - 1) <= n - 1 && x - 1 >= 0};
+}
+
 /// The rank `delta` steps along lane `ring` from r.
 Rank lane_shift(const Torus& t, const Ring& ring, Rank r, long long delta);
 /// r's ports towards the next and the previous rank of its lane.
