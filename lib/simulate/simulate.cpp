@@ -147,6 +147,9 @@ SimulationReport step_through(const Schedule& s) {
             add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " has no route starting on its port");
           if (snd.route)
             for (Port p : *snd.route) {
+              if (s.torus_network() && !t.has_link(at, p))
+                add_error(rep, "round " + std::to_string(round) + ": the route of " + describe(r, snd) +
+                                   " crosses the end of an open axis at rank " + std::to_string(at));
               const std::size_t link = static_cast<std::size_t>(at * ports + p);
               ++link_messages[link];
               link_blocks[link] += blocks;

@@ -13,6 +13,7 @@
 #include "schedule/dim_rings.hpp"
 #include "schedule/node_sliced.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/torus_bruck.hpp"
 #include "schedule_checks.hpp"
 #include "simulate/simulate.hpp"
 
@@ -91,6 +92,11 @@ TEST(OpenAxes, SimulatorRefusesAMessageOverAMissingLink) {
   const SimulationReport rep = step_through(line);
   EXPECT_FALSE(rep.complete);
   EXPECT_NE(all_errors(rep).find("crosses the end of an open axis"), std::string::npos) << all_errors(rep);
+  // A routed call's hops too: torus-bruck's shifts wrap around (built
+  // directly: the registry declines the shape).
+  const TorusBruckSchedule bruck(parsed("5m"), 2);
+  EXPECT_NE(all_errors(step_through(bruck)).find("crosses the end of an open axis at rank"), std::string::npos);
+  EXPECT_TRUE(step_through(TorusBruckSchedule(Torus({5}), 2)).complete);
 }
 
 // Every variant on meshes and mixed shapes: complete on all ranks, in the
