@@ -15,6 +15,7 @@
 #include <string_view>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "api/nodes.hpp"
 #include "topology/torus.hpp"
@@ -218,15 +219,25 @@ int find_shape(MPI_Comm comm, TorusFound* found, std::string* why) {
   int size = 0;
   PMPI_Comm_size(comm, &size);
   *found = TorusFound{};
+  // A Cartesian communicator with every period true is the torus. One with
+  // a period false is a mesh where nothing else describes the machine:
+  // TORUSGATHER_DIMS and a topology file, which do, come first (a program
+  // may take open axes on a torus network).
+  TorusFound cartesian_mesh;
   int nd = 0;
   if (is_cartesian(comm, &nd) && nd > 0 && nd <= 16) {
     std::vector<int> d(nd), periods(nd), coords(nd);
     PMPI_Cart_get(comm, nd, d.data(), periods.data(), coords.data());
+    TorusFound cart;
     for (int a = 0; a < nd; ++a)
-      if (!periods[static_cast<std::size_t>(a)]) found->open_axes |= 1u << a;
-    found->dims = d;
-    found->source = TorusSource::cartesian;
-    return MPI_SUCCESS;
+      if (!periods[static_cast<std::size_t>(a)]) cart.open_axes |= 1u << a;
+    cart.dims = d;
+    cart.source = TorusSource::cartesian;
+    if (cart.open_axes == 0) {
+      *found = std::move(cart);
+      return MPI_SUCCESS;
+    }
+    cartesian_mesh = std::move(cart);
   }
   std::string reasons;
   if (const char* env = std::getenv("TORUSGATHER_DIMS"); env && *env) {
@@ -266,6 +277,10 @@ int find_shape(MPI_Comm comm, TorusFound* found, std::string* why) {
     if (const int err = torus_from_file(comm, env, found, why); err != MPI_SUCCESS) return err;
     if (found->source == TorusSource::topology_file) return MPI_SUCCESS;
     reasons += (reasons.empty() ? "" : "; ") + found->note;
+  }
+  if (cartesian_mesh.source == TorusSource::cartesian) {
+    *found = std::move(cartesian_mesh);
+    return MPI_SUCCESS;
   }
   found->note = reasons.empty() ? "no Cartesian communicator, TORUSGATHER_DIMS or TORUSGATHER_TOPOLOGY"
                                 : reasons;

@@ -297,12 +297,14 @@ int main(int argc, char** argv) {
 
   // 3b. A Cartesian communicator with an open axis (period 0): a mesh axis,
   //     which only dim-rings' lines run on; every other algorithm declines.
+  //     (TORUSGATHER_DIMS or a topology file, where set, describe the
+  //     machine and come first.)
   {
     int dims[2] = {0, 0}, periods[2] = {0, 1};
     MPI_Dims_create(g_size, 2, dims);
     MPI_Comm cart;
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
-    if (dims[0] > 2) {
+    if (dims[0] > 2 && !std::getenv("TORUSGATHER_DIMS") && !std::getenv("TORUSGATHER_TOPOLOGY")) {
       char chosen[64] = "";
       TG_Algorithm_chosen("hamiltonian", cart, chosen, sizeof chosen);
       check(std::string(chosen) == "dim-rings", "hamiltonian declines the open axis of " + shape_name({dims[0], dims[1]}));
@@ -340,6 +342,17 @@ int main(int argc, char** argv) {
     MPI_Comm_free(&dup);
     MPI_Comm_free(&reversed);
     MPI_Comm_free(&half);
+    // A Cartesian communicator with a period 0 on the same ranks: the
+    // variable describes the machine, and its ring is closed.
+    if (g_size > 2) {
+      int n = g_size, period = 0;
+      MPI_Comm line;
+      MPI_Cart_create(MPI_COMM_WORLD, 1, &n, &period, 0, &line);
+      char chosen[64] = "";
+      TG_Algorithm_chosen("hamiltonian", line, chosen, sizeof chosen);
+      check(std::string(chosen) == "hamiltonian", "TORUSGATHER_DIMS comes before a Cartesian period 0");
+      MPI_Comm_free(&line);
+    }
     unsetenv("TORUSGATHER_DIMS");
   }
 
