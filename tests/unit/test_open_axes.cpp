@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/route.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/node_sliced.hpp"
 #include "schedule/registry.hpp"
@@ -97,6 +98,23 @@ TEST(OpenAxes, SimulatorRefusesAMessageOverAMissingLink) {
   const TorusBruckSchedule bruck(parsed("5m"), 2);
   EXPECT_NE(all_errors(step_through(bruck)).find("crosses the end of an open axis at rank"), std::string::npos);
   EXPECT_TRUE(step_through(TorusBruckSchedule(Torus({5}), 2)).complete);
+}
+
+// The vendor's messages in the cost model: straight along an open axis,
+// over links that are there, the shorter way round a closed one.
+TEST(OpenAxes, VendorRoutesGoStraight) {
+  const Torus t = parsed("5mx5");
+  std::vector<std::pair<Rank, Port>> hops;
+  const auto walk = [&](Rank from, Rank to) {
+    hops.clear();
+    return walk_route(t, from, to, [&](Rank at, Port p) { hops.emplace_back(at, p); });
+  };
+  EXPECT_EQ(walk(t.rank({4, 0}), t.rank({0, 4})), 4 + 1);  // 4 hops towards - on the line, 1 round the ring
+  for (const auto& [at, p] : hops) EXPECT_TRUE(t.has_link(at, p)) << at << " " << p;
+  EXPECT_EQ(hops.front().second, make_port(0, false));
+  EXPECT_EQ(hops.back().second, make_port(1, false));
+  EXPECT_EQ(walk(t.rank({1, 2}), t.rank({1, 2})), 0);
+  EXPECT_EQ(walk(0, t.rank({3, 0})), 3);
 }
 
 // Every variant on meshes and mixed shapes: complete on all ranks, in the
