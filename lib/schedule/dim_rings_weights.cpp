@@ -163,6 +163,36 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
         }
       if (!improved) break;
     }
+  // Up to 8 colours, moves of weight from one colour to another, which a
+  // search one weight at a time cannot make, kept where they gain 1 % or
+  // more (8x8x4: 93.4 % of the bound, 98.6 % after; 2x4mx4m: 86.1 %, 94.3 %).
+  // A few milliseconds; 12 or 16 colours would take 10 to 100 times that.
+  if (n <= 8) {
+    std::vector<double> moved = w;
+    double after = best;
+    for (double step : {0.5, 0.25, 0.125, 0.0625, 0.03125})
+      for (int sweep = 0; sweep < 4; ++sweep) {
+        bool improved = false;
+        for (std::size_t from = 0; from < n; ++from)
+          for (std::size_t to = 0; to < n; ++to) {
+            if (from == to || !(moved[from] > 0)) continue;
+            std::vector<double> v = moved;
+            v[to] += v[from] * step;
+            v[from] -= v[from] * step;
+            // A move that costs nothing is taken too: from equal weights
+            // every single move ties (another link stays the busiest), and
+            // the next ones gain.
+            const double x = fluid.time(v);
+            if (x <= after * (1 + 1e-12)) {
+              improved = improved || x < after * (1 - 1e-9);
+              after = std::min(after, x);
+              moved = v;
+            }
+          }
+        if (!improved) break;
+      }
+    if (after < best * 0.99) w = moved;
+  }
   // Whole units, the remainder to the largest fractions (ties: lower colour).
   std::vector<long long> out(n);
   std::vector<std::pair<double, std::size_t>> rest;
