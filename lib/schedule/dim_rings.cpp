@@ -255,7 +255,7 @@ void DimRingsSchedule::for_each_step(const std::function<void(long long, const C
 
 DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<ColourStep>& round) {
   RankMost most;
-  std::vector<int> lines_done;
+  std::uint32_t lines_done = 0;  // axes (at most 16) whose lines are counted
   for (const ColourStep& s : round) {
     if (s.line == 0) {  // a ring: the same on every rank
       most.sends += s.messages;
@@ -263,18 +263,15 @@ DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<Col
       most.recv_blocks += s.messages * s.blocks;
       continue;
     }
-    if (std::find(lines_done.begin(), lines_done.end(), s.axis) != lines_done.end()) continue;
-    lines_done.push_back(s.axis);
+    if (lines_done >> s.axis & 1u) continue;
+    lines_done |= 1u << s.axis;
     // The lines of this axis: each count is a sum of intervals of the
     // rank's place x, so its maximum lies where an interval starts or ends.
     const long long n = s.line;
-    std::vector<long long> places = {0, 1, n - 2, n - 1};
-    for (const ColourStep& o : round)
-      if (o.line > 0 && o.axis == s.axis) places.insert(places.end(), {o.step - 1, o.step, n - o.step, n - 1 - o.step});
     int sends = 0, recvs = 0;
     double blocks = 0;
-    for (long long x : places) {
-      if (x < 0 || x > n - 1) continue;
+    const auto place = [&](long long x) {
+      if (x < 0 || x > n - 1) return;
       int out = 0, in = 0;
       double got = 0;
       for (const ColourStep& o : round) {
@@ -288,7 +285,11 @@ DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<Col
       sends = std::max(sends, out);
       recvs = std::max(recvs, in);
       blocks = std::max(blocks, got);
-    }
+    };
+    for (const long long x : {0LL, 1LL, n - 2, n - 1}) place(x);
+    for (const ColourStep& o : round)
+      if (o.line > 0 && o.axis == s.axis)
+        for (const long long x : {o.step - 1, o.step, n - o.step, n - 1 - o.step}) place(x);
     most.sends += sends;
     most.recvs += recvs;
     most.recv_blocks += blocks;
@@ -453,17 +454,17 @@ StructuralProof DimRingsSchedule::prove() const {
   proof.max_link_blocks_per_round = max_link_blocks_;
   // Phase f sends prod(previous sides) * (n_f - 1) parts (telescoping to
   // P - 1), n_f + 1 on an open line's inner ranks (its groups pass both ways).
-  proof.volume_per_rank_blocks = static_cast<double>(torus().size() - 1);
-  if (torus().open_axes()) proof.volume_per_rank_blocks = 0;
-  for (int c = 0; c < colours_ && torus().open_axes(); ++c) {
-    double group = weight(c), sent = 0;
-    for (int f = 0; f < phases(); ++f) {
-      const Ring& ring = phase_ring(c, f);
-      const int n = ring.length(torus());
-      sent += group * (ring.open(torus()) ? n + 1 : n - 1);
-      group *= n;
+  if (!torus().open_axes()) {
+    proof.volume_per_rank_blocks = static_cast<double>(torus().size() - 1);
+  } else {
+    for (int c = 0; c < colours_; ++c) {
+      double group = weight(c);
+      for (int f = 0; f < phases(); ++f) {
+        const int n = phase_ring(c, f).length(torus());
+        proof.volume_per_rank_blocks += group * (phase_ring(c, f).open(torus()) ? n + 1 : n - 1);
+        group *= n;
+      }
     }
-    proof.volume_per_rank_blocks += sent;
   }
   proof.detail = "bidirectional rings along " + std::to_string(axes_.size()) + " axes in " +
                  std::to_string(colours_) + " colours" + (whole_ ? ", antipodes whole" : "") +
