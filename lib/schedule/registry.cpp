@@ -173,6 +173,7 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
         break;
       case AlgorithmId::torus_bruck:
         a.profile.from_schedule = true;
+        a.open_axes = true;
         break;
       case AlgorithmId::concentrate:
         a.profile.from_schedule = true;

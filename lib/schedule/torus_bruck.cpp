@@ -44,14 +44,6 @@ std::vector<Port> route_of(int axis, long long n, long long delta) {
   return std::vector<Port>(static_cast<std::size_t>(plus ? ahead : n - ahead), make_port(axis, plus));
 }
 
-/// Messages on the busiest link of the round's axis, per block sent.
-int link_messages(const std::vector<Part>& parts, long long n) {
-  int per_direction[2] = {0, 0};
-  for (const Part& p : parts) per_direction[port_plus(p.route.front()) ? 1 : 0] += static_cast<int>(p.route.size());
-  // On a side of 2 both ports reach the one neighbour over one link.
-  return n == 2 ? per_direction[0] + per_direction[1] : std::max(per_direction[0], per_direction[1]);
-}
-
 /// Bruck's rounds along one axis of side n, radix k (see the header).
 void chain_rounds(int axis, long long n, int k, std::vector<Runs>* held, std::vector<Round>* out) {
   const long long up = k / 2, down = (k - 1) / 2;  // partners up and down the ring
@@ -151,6 +143,53 @@ double Round::blocks(const Part& p) const {
   for (std::size_t a = 0; a < held.size(); ++a)
     if (static_cast<int>(a) != axis) b *= static_cast<double>(count_of(held[a]));
   return b;
+}
+
+TorusBruckSchedule::Load TorusBruckSchedule::load(const Round& round) const {
+  const Torus& t = torus();
+  const long long n = t.dim(round.axis);
+  Load out;
+  if (!t.open(round.axis)) {
+    int messages[2] = {0, 0};
+    double blocks[2] = {0, 0};
+    for (const Part& p : round.parts) {
+      const int way = port_plus(p.route.front()) ? 1 : 0;
+      const int hops = static_cast<int>(p.route.size());
+      messages[way] += hops;
+      blocks[way] += round.blocks(p) * hops;
+      out.hops = std::max(out.hops, hops);
+    }
+    // On a side of 2 both ports reach the one neighbour over one link.
+    out.messages = n == 2 ? messages[0] + messages[1] : std::max(messages[0], messages[1]);
+    out.blocks = n == 2 ? blocks[0] + blocks[1] : std::max(blocks[0], blocks[1]);
+    return out;
+  }
+  // The link from position i to i + 1 (way 1) or from i + 1 to i (way 0).
+  std::vector<int> messages(static_cast<std::size_t>(2 * n), 0);
+  std::vector<double> blocks(static_cast<std::size_t>(2 * n), 0.0);
+  for (const Part& p : round.parts) {
+    const double b = round.blocks(p);
+    for (long long to = 0; to < n; ++to) {
+      const long long from = ((to + p.delta) % n + n) % n;
+      const long long way = to > from ? 1 : 0;
+      for (long long i = std::min(from, to); i < std::max(from, to); ++i) {
+        ++messages[static_cast<std::size_t>(way * n + i)];
+        blocks[static_cast<std::size_t>(way * n + i)] += b;
+      }
+      out.hops = std::max(out.hops, static_cast<int>(std::max(from, to) - std::min(from, to)));
+    }
+  }
+  out.messages = *std::max_element(messages.begin(), messages.end());
+  out.blocks = *std::max_element(blocks.begin(), blocks.end());
+  return out;
+}
+
+std::vector<Port> TorusBruckSchedule::route_on(const Round& round, const Part& p, Rank to) const {
+  const Torus& t = torus();
+  const long long n = t.dim(round.axis), at = t.coord(to, round.axis);
+  const long long from = ((at + p.delta) % n + n) % n;
+  return std::vector<Port>(static_cast<std::size_t>(at > from ? at - from : from - at),
+                           make_port(round.axis, at > from));
 }
 
 void torus_bruck_ranges(const Torus& t, Rank x, int axis, const Runs& along, const std::vector<Runs>& held,
@@ -259,7 +298,7 @@ TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, Params params, int no
       for (long long place = 1; place < n; place *= k) {
         std::vector<Runs> probe(static_cast<std::size_t>(d), Runs{{0, 1}});
         const Round r = digit_round(a, n, k, place, &probe);
-        digits.push_back({a, place, link_messages(r.parts, n)});
+        digits.push_back({a, place, load(r).messages});
       }
     }
     std::stable_sort(digits.begin(), digits.end(), [](const Digit& x, const Digit& y) {
@@ -278,13 +317,11 @@ TorusBruckSchedule::TorusBruckSchedule(const Torus& torus, Params params, int no
     for (int a : node_chain) chain_rounds(a, torus.dim(a), k, &held, &rounds_);
   }
   for (const Round& round : rounds_) {
-    max_link_messages_ = std::max(max_link_messages_, link_messages(round.parts, torus.dim(round.axis)));
-    std::size_t longest = 0;
-    for (const Part& p : round.parts) {
-      longest = std::max(longest, p.route.size());
+    const Load l = load(round);
+    max_link_messages_ = std::max(max_link_messages_, l.messages);
+    hops_sum_ += l.hops;
+    for (const Part& p : round.parts)
       max_pieces_ = std::max(max_pieces_, pieces_bound(torus, round.axis, p.along, round.held));
-    }
-    hops_sum_ += static_cast<long long>(longest);
   }
   if (max_pieces_ > kMaxPieces) throw too_many(params, max_pieces_);
 }
@@ -307,13 +344,8 @@ TorusBruckSchedule::Params TorusBruckSchedule::best(const Torus& torus, double r
       if (cost) {
         c = cost(*s);
       } else {
-        for (const Round& round : s->rounds_) {
-          double per_direction[2] = {0, 0};
-          for (const Part& p : round.parts)
-            per_direction[port_plus(p.route.front()) ? 1 : 0] += round.blocks(p) * static_cast<double>(p.route.size());
-          c += r * (1 + round_ratio + q * static_cast<double>(2 * round.parts.size() - 2)) +
-               std::max(per_direction[0], per_direction[1]);
-        }
+        for (const Round& round : s->rounds_)
+          c += r * (1 + round_ratio + q * static_cast<double>(2 * round.parts.size() - 2)) + s->load(round).blocks;
       }
       if (best_cost < 0 || c < best_cost) {
         best_cost = c;
@@ -356,21 +388,33 @@ class TorusBruckSchedule::Program final : public RankProgram {
     const Round& round = s_.rounds_[round_++];
     const Torus& t = s_.torus();
     const int a = round.axis;
-    // Pointers into ranges_ stay valid: it is sized before any is taken.
+    // Pointers into ranges_ and routes_ stay valid: they are sized before
+    // any is taken.
     ranges_.assign(2 * round.parts.size(), {});
+    const bool open = t.open(a);
+    routes_.assign(open ? 2 * round.parts.size() : 0, {});
     std::size_t used = 0;
     std::vector<std::pair<Rank, Transfer>> recvs;
     for (const Part& p : round.parts) {
       Transfer send;
-      send.port = p.route.front();
       send.route = &p.route;
       send.peer = t.shift(self_, a, -p.delta);
+      if (open) {
+        routes_[used] = s_.route_on(round, p, send.peer);
+        send.route = &routes_[used];
+      }
+      send.port = send.route->front();
       // What the peer receives: its positions `along`.
       torus_bruck_ranges(t, send.peer, a, p.along, round.held, &ranges_[used]);
       send.ranges = &ranges_[used++];
       ops.sends.push_back(send);
       Transfer recv = send;
       recv.peer = t.shift(self_, a, p.delta);
+      if (open) {
+        routes_[used] = s_.route_on(round, p, self_);
+        recv.route = &routes_[used];
+        recv.port = recv.route->front();
+      }
       torus_bruck_ranges(t, self_, a, p.along, round.held, &ranges_[used]);
       recv.ranges = &ranges_[used++];
       recvs.emplace_back(recv.peer, recv);
@@ -384,6 +428,7 @@ class TorusBruckSchedule::Program final : public RankProgram {
   Rank self_;
   std::size_t round_ = 0;
   std::vector<BlockRanges> ranges_;
+  std::vector<std::vector<Port>> routes_;
 };
 
 std::unique_ptr<RankProgram> TorusBruckSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }

@@ -37,7 +37,9 @@ namespace torusgather {
 /// row-major buffer per message (at most kMaxPieces).
 ///
 /// Every rank's calls are rank 0's translated: the schedule keeps one list
-/// of parts per round and each axis's held positions as runs.
+/// of parts per round and each axis's held positions as runs. On an open
+/// axis the same calls go straight along the line, so a call that would
+/// wrap round takes the long way (Round::route).
 class TorusBruckSchedule final : public Schedule {
  public:
   /// A message of more pieces than this is not built (far-first): packing
@@ -60,7 +62,8 @@ class TorusBruckSchedule final : public Schedule {
   /// A round's call pattern: the receiver gets the positions `along` (on
   /// the round's axis, relative to its own) times what every rank holds on
   /// the other axes, from the rank `delta` positions up the ring, along
-  /// `route` (the sender's ports, the shorter way round).
+  /// `route` (the sender's ports, the shorter way round; on an open axis
+  /// the route depends on the ranks: route_on()).
   struct Part {
     long long delta = 0;
     Runs along;
@@ -73,6 +76,19 @@ class TorusBruckSchedule final : public Schedule {
     /// Blocks of a part: its positions times the other axes' held ones.
     double blocks(const Part& p) const;
   };
+
+  /// What a round puts on one line of its axis (every line carries the
+  /// same): the most messages and blocks one direction of a link carries,
+  /// and the longest route. O(parts) on a ring, O(n · parts) on an open axis.
+  struct Load {
+    int messages = 0;
+    double blocks = 0;
+    int hops = 0;
+  };
+  Load load(const Round& round) const;
+  /// The route of part p to the rank at `to` on an open axis: straight
+  /// along the line from its sender.
+  std::vector<Port> route_on(const Round& round, const Part& p, Rank to) const;
 
   /// The parameters best among radices 2..2d+1 and both orders. With
   /// `cost`, each candidate's predicted time; else the heuristic below: for

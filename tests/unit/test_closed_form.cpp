@@ -169,10 +169,11 @@ TEST(ClosedForm, TwoLinkSidesOf2EqualStepped) {
 }
 
 // Open axes: a line's ranks differ by their place on it (the busiest rank's
-// messages, the busiest link's blocks). Every shape up to 1024 ranks with
+// messages, the busiest link's blocks; torus-bruck's routes straight along
+// the line). Every shape up to 1024 ranks with
 // every axis open and with the first open, alone and with 2 ranks per node.
 TEST(ClosedForm, OpenAxesEqualStepped) {
-  int checked = 0, shapes = 0;
+  int checked = 0, shapes = 0, bruck = 0;
   for (const auto& dims : kShapes)
     for (const std::uint32_t open : {~0u, 1u}) {
       const Torus t(dims, 0, open);
@@ -184,10 +185,15 @@ TEST(ClosedForm, OpenAxesEqualStepped) {
       checked += check_dim_rings_variants(t, 1);
       auto with = dims;
       with.push_back(2);
-      if (t.size() <= 512) checked += check_dim_rings_variants(Torus(with, 0, open & network_axes(t.ndims())), 2);
+      if (t.size() > 512) continue;
+      const Torus nodes(with, 0, open & network_axes(t.ndims()));
+      checked += check_dim_rings_variants(nodes, 2);
+      if (t.size() > 256) continue;
+      bruck += check_torus_bruck(t, 2 * t.ndims() + 1, 1) + check_torus_bruck(nodes, 2 * nodes.ndims() + 1, 2);
     }
   EXPECT_EQ(shapes, 40);
   EXPECT_EQ(checked, 726);
+  EXPECT_EQ(bruck, 904);
 }
 
 // With k ranks per node on the last axis: that axis's links are shared

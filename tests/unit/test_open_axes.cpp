@@ -12,6 +12,7 @@
 
 #include "model/route.hpp"
 #include "schedule/dim_rings.hpp"
+#include "schedule/explicit.hpp"
 #include "schedule/node_sliced.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/torus_bruck.hpp"
@@ -59,6 +60,22 @@ class WrappingStep final : public Schedule {
   }
 };
 
+/// The same step as routed calls: each rank sends its block one hop
+/// towards +axis 0.
+class WrappingCalls final : public ExplicitSchedule {
+ public:
+  explicit WrappingCalls(const Torus& t) : ExplicitSchedule(t) {
+    std::vector<Call> round;
+    for (Rank r = 0; r < t.size(); ++r) {
+      const Rank to = t.shift(r, 0, 1);
+      round.push_back({r, to, {make_port(0, true)}, {{r, r + 1}}});
+    }
+    set_calls({round});
+  }
+  const char* name() const override { return "wrapping-calls"; }
+  int claimed_max_link_messages_per_round() const override { return 1; }
+};
+
 }  // namespace
 
 TEST(OpenAxes, ParsedMarkedAndCounted) {
@@ -93,11 +110,10 @@ TEST(OpenAxes, SimulatorRefusesAMessageOverAMissingLink) {
   const SimulationReport rep = step_through(line);
   EXPECT_FALSE(rep.complete);
   EXPECT_NE(all_errors(rep).find("crosses the end of an open axis"), std::string::npos) << all_errors(rep);
-  // A routed call's hops too: torus-bruck's shifts wrap around (built
-  // directly: the registry declines the shape).
-  const TorusBruckSchedule bruck(parsed("5m"), 2);
-  EXPECT_NE(all_errors(step_through(bruck)).find("crosses the end of an open axis at rank"), std::string::npos);
-  EXPECT_TRUE(step_through(TorusBruckSchedule(Torus({5}), 2)).complete);
+  // A routed call's hops too.
+  EXPECT_NE(all_errors(step_through(WrappingCalls(parsed("5m")))).find("crosses the end of an open axis at rank"),
+            std::string::npos);
+  EXPECT_EQ(all_errors(step_through(WrappingCalls(Torus({5})))).find("open axis"), std::string::npos);
 }
 
 // The vendor's messages in the cost model: straight along an open axis,
@@ -147,6 +163,32 @@ TEST(OpenAxes, DimRingsLinesVerifiedOnAllRanks) {
   EXPECT_EQ(checked, 80);
 }
 
+// torus-bruck's calls go straight along an open axis: every radix, both
+// orders and a node axis, complete on all ranks, in ceil(log_k n) rounds per
+// axis, with the link loads and route lengths its load() claims.
+TEST(OpenAxes, TorusBruckLinesVerifiedOnAllRanks) {
+  int checked = 0;
+  for (const char* shape : {"3m", "8m", "4mx4m", "5mx3m", "4mx6", "8x3m", "4mx4mx4m", "2x4mx4m", "9mx3"})
+    for (int node_ranks : {1, 2}) {
+      Torus t = parsed(shape);
+      if (node_ranks > 1) {
+        std::vector<int> dims = t.dims();
+        dims.push_back(node_ranks);
+        t = Torus(dims, 0, t.open_axes());
+      }
+      SCOPED_TRACE(t.to_string());
+      for (int k = 2; k <= 2 * t.ndims() + 1; ++k)
+        for (bool far : {false, true}) {
+          const TorusBruckSchedule s(t, TorusBruckSchedule::Params{k, far}, node_ranks);
+          const SimulationReport rep = step_through(s);
+          ASSERT_TRUE(rep.complete) << k << (far ? ",far" : "") << ": " << all_errors(rep);
+          EXPECT_EQ(rep.rounds, TorusBruckSchedule::formula_rounds(t, k));
+          ++checked;
+        }
+    }
+  EXPECT_EQ(checked, 180);
+}
+
 // A mesh's corner node has one link per axis: (P − 1) blocks over d links.
 // Balanced lines reach it (colour c's phase on axis a takes n_a − 1 rounds
 // of its group, and the rotations fill every link).
@@ -170,7 +212,8 @@ TEST(OpenAxes, OthersDecline) {
   const Torus t = parsed("4mx4x4");
   for (const AlgorithmInfo& info : algorithms()) {
     const std::string why = declines(info, t);
-    if (info.id == AlgorithmId::dim_rings || info.id == AlgorithmId::node_dim_rings) {
+    if (info.id == AlgorithmId::dim_rings || info.id == AlgorithmId::node_dim_rings ||
+        info.id == AlgorithmId::torus_bruck) {
       EXPECT_TRUE(why.empty()) << info.name << ": " << why;
     } else {
       EXPECT_NE(why.find("wraparound"), std::string::npos) << info.name << ": " << why;
