@@ -68,7 +68,7 @@ std::vector<long long> ring_steps_of(int n, const RingParams& p) {
   long long longest = 0;
   for (const auto& seg : segments(n, p.a)) {
     int leader = 0;
-    const auto steps = concentration(seg.length, &leader);
+    const auto& steps = concentration(seg.length, &leader);
     if (phase1.size() < steps.size()) phase1.resize(steps.size(), 0);
     for (std::size_t j = 0; j < steps.size(); ++j)
       for (const auto& m : steps[j]) phase1[j] = std::max(phase1[j], m.size);
@@ -79,13 +79,7 @@ std::vector<long long> ring_steps_of(int n, const RingParams& p) {
   if (p.a >= 2) out.insert(out.end(), static_cast<std::size_t>(p.a / 2), longest);
   // Phase 3: rounds until every rank is a bridgehead; each step moves
   // packets of n/k ranks' data less what the receiver holds from phase 1.
-  for (const auto& round : chain_rounds(n, p.a, p.b, p.k)) {
-    for (const auto& step : round) {
-      long long largest = 0;
-      for (const auto& call : step) largest = std::max<long long>(largest, call.size);
-      out.push_back(largest);
-    }
-  }
+  for (const auto& round : chain_round_largest(n, p.a, p.b, p.k)) out.insert(out.end(), round.begin(), round.end());
   return out;
 }
 

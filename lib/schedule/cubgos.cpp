@@ -89,11 +89,9 @@ StepCost CubgosSchedule::cost(const Torus& torus, const DiagonalParams& p) {
   // Phase 4: per round, the chains along the rows, then ⌊b/2⌋ steps per
   // further axis among b consecutive bridgeheads (the data grows b-fold).
   const auto rows = class_rows(torus, p);
-  const auto chains = chain_rounds(n0, p.a, p.b, p.k, rows);
+  const auto chains = chain_round_largest(n0, p.a, p.b, p.k, rows);
   for (std::size_t t = 0; t < chains.size(); ++t) {
-    for (const auto& step : chains[t]) {
-      long long largest = 0;
-      for (const auto& call : step) largest = std::max<long long>(largest, call.size);
+    for (long long largest : chains[t]) {
       ++c.steps;
       c.blocks += largest;
     }

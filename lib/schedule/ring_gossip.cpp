@@ -2,9 +2,11 @@
 #include "schedule/ring_gossip.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace torusgather {
 namespace ring_gossip {
@@ -58,7 +60,7 @@ std::vector<std::vector<Merge>> concentrate_segment(int m, int* leader, std::vec
 
 /// concentrate_segment, remembered per m (the parameter searches ask for the
 /// same few segment lengths thousands of times).
-std::vector<std::vector<Merge>> concentration(int m, int* leader, std::vector<std::pair<int, int>>* held) {
+const std::vector<std::vector<Merge>>& concentration(int m, int* leader, std::vector<std::pair<int, int>>* held) {
   struct Known {
     std::vector<std::vector<Merge>> steps;
     int leader = 0;
@@ -88,17 +90,26 @@ std::vector<Segment> segments(int n, int a) {
 
 namespace {
 
-/// The run of ring positions [first, last + 1) each position holds after
-/// phase 1 (phase 2 gives the bridgeheads everything).
-std::vector<std::pair<int, int>> phase1_runs(int n, int a) {
-  std::vector<std::pair<int, int>> out;
+/// After phase 1 of a ring of n in a segments: the run of ring positions
+/// [first, last + 1) each position holds (phase 2 gives the bridgeheads
+/// everything), and the bridgeheads. Remembered per (n, a) (per thread).
+struct Phase1 {
+  std::vector<std::pair<int, int>> runs;
+  std::vector<int> heads;
+};
+
+const Phase1& phase1_of(int n, int a) {
+  thread_local std::map<std::pair<int, int>, Phase1> known;
+  auto [it, fresh] = known.try_emplace(std::make_pair(n, a));
+  if (!fresh) return it->second;
   for (const auto& seg : segments(n, a)) {
     int leader = 0;
     std::vector<std::pair<int, int>> runs;
     concentration(seg.length, &leader, &runs);
-    for (const auto& r : runs) out.emplace_back(seg.start + r.first, seg.start + r.second);
+    for (const auto& r : runs) it->second.runs.emplace_back(seg.start + r.first, seg.start + r.second);
+    it->second.heads.push_back(seg.bridgehead);
   }
-  return out;
+  return it->second;
 }
 
 }  // namespace
@@ -110,13 +121,26 @@ namespace {
 
 /// Offsets (1 .. g-1) of the new bridgeheads phase 3 inserts into a gap of g
 /// between consecutive bridgeheads: b - 1 of them, evenly spaced (fewer if g < b).
-std::vector<int> inserted(int g, int b) {
-  std::vector<int> out;
+template <class F>
+void for_each_inserted(int g, int b, F&& f) {
+  int last = 0;
   for (int i = 1; i < b; ++i) {
     const int off = static_cast<int>(static_cast<long long>(g) * i / b);
-    if (off > 0 && (out.empty() || out.back() != off)) out.push_back(off);
+    if (off > last) f(off);
+    last = std::max(last, off);
   }
+}
+
+std::vector<int> inserted(int g, int b) {
+  std::vector<int> out;
+  for_each_inserted(g, b, [&out](int off) { out.push_back(off); });
   return out;
+}
+
+int inserted_count(int g, int b) {
+  int count = 0;
+  for_each_inserted(g, b, [&count](int) { ++count; });
+  return count;
 }
 
 }  // namespace
@@ -153,69 +177,82 @@ long long chain_steps(int t, int k) {
 
 namespace {
 
-/// Phase 3's steps for one round, found by running the two pipelined
-/// streams of every gap (§4.2 phase 3, Fig. 1): a node forwards a packet one
+/// The two pipelined streams of a gap of g between bridgeheads (§4.2
+/// phase 3, Fig. 1): the chain's offsets (0, the b − 1 inserted, g) and its
+/// calls (step, chain node from, to, packet). A node forwards a packet one
 /// step after it got it, and nothing is sent to a node that has it or gets
-/// it this step (where the streams cross).
-std::vector<std::vector<ChainCall>> round_calls(const std::vector<int>& heads, int n, int b, int k) {
-  // A gap's streams depend only on its length (a ring has one or two):
-  // run them once per length, as (step, chain node from, to, packet).
+/// it this step (where the streams cross). Remembered per (g, b, k): the
+/// parameter searches ask for the same gaps thousands of times.
+struct Streams {
   struct Rel {
     int step, from, to, packet;
   };
-  std::map<int, std::pair<std::vector<int>, std::vector<Rel>>> by_gap;
-  auto streams = [&](int g) -> const std::pair<std::vector<int>, std::vector<Rel>>& {
-    auto [it, fresh] = by_gap.try_emplace(g);
-    if (!fresh) return it->second;
-    std::vector<int>& chain = it->second.first;
-    std::vector<Rel>& rels = it->second.second;
-    chain.push_back(0);
-    for (int off : inserted(g, b)) chain.push_back(off);
-    chain.push_back(g);
-    const int t = static_cast<int>(chain.size()) - 2;
-    if (t <= 0) return it->second;
-    const auto K = static_cast<std::size_t>(k);
-    std::vector<char> has(chain.size() * K, 0), now;
-    std::fill(has.begin(), has.begin() + static_cast<long>(K), 1);
-    std::fill(has.end() - static_cast<long>(K), has.end(), 1);
-    auto at = [K](std::vector<char>& v, int j, int p) -> char& { return v[static_cast<std::size_t>(j) * K + static_cast<std::size_t>(p - 1)]; };
-    auto done = [&] { return std::all_of(has.begin() + static_cast<long>(K), has.end() - static_cast<long>(K), [](char c) { return c != 0; }); };
-    for (int s = 1; !done(); ++s) {
-      now = has;
-      // Left stream: packet p (1-based) leaves chain node j at step p + j.
-      for (int j = 0; j < t; ++j) {
-        const int p = s - j;
-        if (p < 1 || p > k || !at(has, j, p) || at(now, j + 1, p)) continue;
-        at(now, j + 1, p) = 1;
-        rels.push_back({s, j, j + 1, p - 1});
-      }
-      // Right stream: packets k, k-1, ...; the u-th node from the right end
-      // forwards packet k - (s - u) + 1 to its left.
-      for (int u = 0; u < t; ++u) {
-        const int j = t + 1 - u;
-        const int p = k - (s - u) + 1;
-        if (p < 1 || p > k || !at(has, j, p) || at(now, j - 1, p)) continue;
-        at(now, j - 1, p) = 1;
-        rels.push_back({s, j, j - 1, p - 1});
-      }
-      if (now == has) throw std::logic_error("bridgehead: phase 3 streams stalled");
-      has.swap(now);
+  std::vector<int> chain;
+  std::vector<Rel> rels;
+};
+
+Streams run_streams(int g, int b, int k) {
+  Streams out;
+  std::vector<int>& chain = out.chain;
+  chain.push_back(0);
+  for (int off : inserted(g, b)) chain.push_back(off);
+  chain.push_back(g);
+  const int t = static_cast<int>(chain.size()) - 2;
+  if (t <= 0) return out;
+  const auto K = static_cast<std::size_t>(k);
+  std::vector<char> has(chain.size() * K, 0), now;
+  std::fill(has.begin(), has.begin() + static_cast<long>(K), 1);
+  std::fill(has.end() - static_cast<long>(K), has.end(), 1);
+  auto at = [K](std::vector<char>& v, int j, int p) -> char& { return v[static_cast<std::size_t>(j) * K + static_cast<std::size_t>(p - 1)]; };
+  auto done = [&] { return std::all_of(has.begin() + static_cast<long>(K), has.end() - static_cast<long>(K), [](char c) { return c != 0; }); };
+  for (int s = 1; !done(); ++s) {
+    now = has;
+    // Left stream: packet p (1-based) leaves chain node j at step p + j.
+    for (int j = 0; j < t; ++j) {
+      const int p = s - j;
+      if (p < 1 || p > k || !at(has, j, p) || at(now, j + 1, p)) continue;
+      at(now, j + 1, p) = 1;
+      out.rels.push_back({s, j, j + 1, p - 1});
     }
-    return it->second;
-  };
-  std::vector<std::vector<ChainCall>> steps;
-  const auto gap = gaps(heads, n);
+    // Right stream: packets k, k-1, ...; the u-th node from the right end
+    // forwards packet k - (s - u) + 1 to its left.
+    for (int u = 0; u < t; ++u) {
+      const int j = t + 1 - u;
+      const int p = k - (s - u) + 1;
+      if (p < 1 || p > k || !at(has, j, p) || at(now, j - 1, p)) continue;
+      at(now, j - 1, p) = 1;
+      out.rels.push_back({s, j, j - 1, p - 1});
+    }
+    if (now == has) throw std::logic_error("bridgehead: phase 3 streams stalled");
+    has.swap(now);
+  }
+  return out;
+}
+
+const Streams& streams(int g, int b, int k) {
+  thread_local std::unordered_map<std::uint64_t, Streams> known;
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g)) << 32) |
+                            (static_cast<std::uint64_t>(static_cast<std::uint16_t>(b)) << 16) |
+                            static_cast<std::uint16_t>(k);
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  if (known.size() > 100000) known.clear();  // bounded: a few shapes' gaps fill it
+  return known.emplace(key, run_streams(g, b, k)).first->second;
+}
+
+/// Every call of one round of phase 3, in step order within each
+/// bridgehead's gap: visit(step index, call).
+template <class Visit>
+void for_each_round_call(const std::vector<int>& heads, const std::vector<int>& gap, int n, int b, int k,
+                         Visit&& visit) {
   for (std::size_t h = 0; h < heads.size(); ++h) {
-    const auto& [chain, rels] = streams(gap[h]);
-    auto pos = [&](int j) { return (heads[h] + chain[static_cast<std::size_t>(j)]) % n; };
-    for (const Rel& r : rels) {
-      if (steps.size() < static_cast<std::size_t>(r.step)) steps.resize(static_cast<std::size_t>(r.step));
+    const Streams& st = streams(gap[h], b, k);
+    auto pos = [&](int j) { return (heads[h] + st.chain[static_cast<std::size_t>(j)]) % n; };
+    for (const Streams::Rel& r : st.rels) {
       const bool plus = r.to > r.from;
-      const int dist = std::abs(chain[static_cast<std::size_t>(r.to)] - chain[static_cast<std::size_t>(r.from)]);
-      steps[static_cast<std::size_t>(r.step - 1)].push_back({pos(r.from), pos(r.to), plus, dist, r.packet});
+      const int dist = std::abs(st.chain[static_cast<std::size_t>(r.to)] - st.chain[static_cast<std::size_t>(r.from)]);
+      visit(static_cast<std::size_t>(r.step - 1), ChainCall{pos(r.from), pos(r.to), plus, dist, r.packet});
     }
   }
-  return steps;
 }
 
 }  // namespace
@@ -223,12 +260,11 @@ std::vector<std::vector<ChainCall>> round_calls(const std::vector<int>& heads, i
 namespace {
 
 /// The bridgeheads after one round of phase 3.
-std::vector<int> grow(const std::vector<int>& heads, int n, int b) {
+std::vector<int> grow(const std::vector<int>& heads, const std::vector<int>& gap, int n, int b) {
   std::vector<int> out;
-  const auto gap = gaps(heads, n);
   for (std::size_t h = 0; h < heads.size(); ++h) {
     out.push_back(heads[h]);
-    for (int off : inserted(gap[h], b)) out.push_back((heads[h] + off) % n);
+    for_each_inserted(gap[h], b, [&](int off) { out.push_back((heads[h] + off) % n); });
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -236,11 +272,7 @@ std::vector<int> grow(const std::vector<int>& heads, int n, int b) {
 
 }  // namespace
 
-std::vector<int> initial_heads(int n, int a) {
-  std::vector<int> heads;
-  for (const auto& seg : segments(n, a)) heads.push_back(seg.bridgehead);
-  return heads;
-}
+std::vector<int> initial_heads(int n, int a) { return phase1_of(n, a).heads; }
 
 /// The pipelined rounds of circgos' phase 3 on a ring of n (bridgeheads
 /// after phase 1 of circgos(n, a, b), multiplied by b per round, k packets
@@ -251,32 +283,76 @@ std::vector<int> initial_heads(int n, int a) {
 /// when it would carry nothing, and a step when all its calls are; the
 /// steps left never exceed Lemma 5's count, checked here. Shared by the
 /// cost formulas and the generators.
+namespace {
+
+/// Phase 3 round by round: visit(t, step index, call) for every call with
+/// what it carries (size > 0; see chain_rounds), then end_round(t), which
+/// returns the steps the round kept, checked against Lemma 5's count.
+template <class Visit, class EndRound>
+void run_chain(int n, int a, int b, int k, const std::vector<long long>& rows, Visit&& visit, EndRound&& end_round) {
+  const Phase1& phase1 = phase1_of(n, a);
+  const auto& runs = phase1.runs;
+  std::size_t t = 0;
+  std::vector<int> gap;
+  for (auto heads = phase1.heads; static_cast<int>(heads.size()) < n; heads = grow(heads, gap, n, b), ++t) {
+    gap = gaps(heads, n);
+    long long lemma5 = 0;
+    for (int g : gap) lemma5 = std::max(lemma5, chain_steps(inserted_count(g, b), k));
+    const long long per_position = rows.empty() ? 1 : rows.at(t);
+    for_each_round_call(heads, gap, n, b, k, [&](std::size_t step, ChainCall call) {
+      const auto packet = packet_run(n, k, call.packet);
+      const auto& own = runs[static_cast<std::size_t>(call.to)];
+      const int overlap = std::max(0, std::min(packet.second, own.second) - std::max(packet.first, own.first));
+      call.size = static_cast<int>((packet.second - packet.first) * per_position - overlap);
+      if (call.size > 0) visit(t, step, call);
+    });
+    const std::size_t kept = end_round(t);
+    if (static_cast<long long>(kept) > lemma5)
+      throw std::logic_error("bridgehead: phase 3 pipelines take " + std::to_string(kept) +
+                             " steps, more than Lemma 5's " + std::to_string(lemma5));
+  }
+}
+
+}  // namespace
+
 std::vector<std::vector<std::vector<ChainCall>>> chain_rounds(int n, int a, int b, int k,
                                                               const std::vector<long long>& rows) {
   std::vector<std::vector<std::vector<ChainCall>>> out;
-  const auto runs = phase1_runs(n, a);
-  std::size_t t = 0;
-  for (auto heads = initial_heads(n, a); static_cast<int>(heads.size()) < n; heads = grow(heads, n, b), ++t) {
-    long long lemma5 = 0;
-    for (int g : gaps(heads, n)) lemma5 = std::max(lemma5, chain_steps(static_cast<int>(inserted(g, b).size()), k));
-    const long long per_position = rows.empty() ? 1 : rows.at(t);
-    std::vector<std::vector<ChainCall>> steps;
-    for (auto& step : round_calls(heads, n, b, k)) {
-      std::vector<ChainCall> kept;
-      for (auto& call : step) {
-        const auto packet = packet_run(n, k, call.packet);
-        const auto& own = runs[static_cast<std::size_t>(call.to)];
-        const int overlap = std::max(0, std::min(packet.second, own.second) - std::max(packet.first, own.first));
-        call.size = static_cast<int>((packet.second - packet.first) * per_position - overlap);
-        if (call.size > 0) kept.push_back(call);
-      }
-      if (!kept.empty()) steps.push_back(std::move(kept));
-    }
-    if (static_cast<long long>(steps.size()) > lemma5)
-      throw std::logic_error("bridgehead: phase 3 pipelines take " + std::to_string(steps.size()) +
-                             " steps, more than Lemma 5's " + std::to_string(lemma5));
-    out.push_back(std::move(steps));
-  }
+  std::vector<std::vector<ChainCall>> steps;  // by step index, empty ones dropped at the round's end
+  run_chain(
+      n, a, b, k, rows,
+      [&](std::size_t, std::size_t step, const ChainCall& call) {
+        if (steps.size() <= step) steps.resize(step + 1);
+        steps[step].push_back(call);
+      },
+      [&](std::size_t) {
+        std::vector<std::vector<ChainCall>> kept;
+        for (auto& step : steps)
+          if (!step.empty()) kept.push_back(std::move(step));
+        steps.clear();
+        out.push_back(std::move(kept));
+        return out.back().size();
+      });
+  return out;
+}
+
+std::vector<std::vector<long long>> chain_round_largest(int n, int a, int b, int k, const std::vector<long long>& rows) {
+  std::vector<std::vector<long long>> out;
+  std::vector<long long> largest;  // by step index; 0: no call in that step
+  run_chain(
+      n, a, b, k, rows,
+      [&](std::size_t, std::size_t step, const ChainCall& call) {
+        if (largest.size() <= step) largest.resize(step + 1, 0);
+        largest[step] = std::max<long long>(largest[step], call.size);
+      },
+      [&](std::size_t) {
+        std::vector<long long> kept;
+        for (long long size : largest)
+          if (size > 0) kept.push_back(size);
+        largest.clear();
+        out.push_back(std::move(kept));
+        return out.back().size();
+      });
   return out;
 }
 

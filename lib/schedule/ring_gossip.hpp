@@ -18,10 +18,11 @@ struct Merge {
   long long size;
 };
 
-/// Phase 1 on a segment of m ranks, remembered per m: its steps, the
+/// Phase 1 on a segment of m ranks, remembered per m (per thread): its steps, the
 /// offset of the leader it ends at, and (if asked) the run of offsets each
 /// offset holds after it.
-std::vector<std::vector<Merge>> concentration(int m, int* leader, std::vector<std::pair<int, int>>* held = nullptr);
+const std::vector<std::vector<Merge>>& concentration(int m, int* leader,
+                                                    std::vector<std::pair<int, int>>* held = nullptr);
 
 struct Segment {
   int start, length, bridgehead;
@@ -58,6 +59,9 @@ struct ChainCall {
 /// bridgeheads' class, §6.2). Never more steps than Lemma 5's count.
 std::vector<std::vector<std::vector<ChainCall>>> chain_rounds(int n, int a, int b, int k,
                                                               const std::vector<long long>& rows = {});
+/// The same rounds for the cost formulas: each kept step's largest call.
+std::vector<std::vector<long long>> chain_round_largest(int n, int a, int b, int k,
+                                                        const std::vector<long long>& rows = {});
 
 }  // namespace ring_gossip
 }  // namespace torusgather
