@@ -50,13 +50,14 @@ std::string CubgosSchedule::check(const Torus& torus, const DiagonalParams& p) {
   if (std::string why = not_applicable(torus); !why.empty()) return why;
   const auto axes = torus.active_axes();
   const int n0 = torus.dim(axes[0]);
-  const std::string bad = "a,b,k = " + to_string(p) + " does not fit " + torus.to_string() + ": ";
-  if (p.a < 1 || p.a > n0 || n0 % p.a) return bad + "a must divide n_0 = " + std::to_string(n0);
+  // The message is made only for a misfit: the search checks every candidate.
+  auto bad = [&] { return "a,b,k = " + to_string(p) + " does not fit " + torus.to_string() + ": "; };
+  if (p.a < 1 || p.a > n0 || n0 % p.a) return bad() + "a must divide n_0 = " + std::to_string(n0);
   const int g = n0 / p.a;
   for (int axis : axes)
-    if (torus.dim(axis) % g) return bad + "the spacing g = n_0/a = " + std::to_string(g) + " must divide every side";
-  if (p.b < 2 || !power_of(g, p.b)) return bad + "g = " + std::to_string(g) + " must be a power of b >= 2";
-  if (p.k < 1 || n0 % p.k) return bad + "k must divide n_0 = " + std::to_string(n0);
+    if (torus.dim(axis) % g) return bad() + "the spacing g = n_0/a = " + std::to_string(g) + " must divide every side";
+  if (p.b < 2 || !power_of(g, p.b)) return bad() + "g = " + std::to_string(g) + " must be a power of b >= 2";
+  if (p.k < 1 || n0 % p.k) return bad() + "k must divide n_0 = " + std::to_string(n0);
   return {};
 }
 

@@ -42,6 +42,23 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
           const Port in = s.feed_port(r, c, w);
           feeds.push_back({t.neighbor(r, in), r, c, w, opposite(in), s.feeders(r, c)});
         }
+  // Each cycle's positions, listed once: who injects there, and each
+  // position's send both ways round.
+  struct CycleSend {
+    Rank from, to;
+    Port port;
+  };
+  std::vector<char> injected(static_cast<std::size_t>(d * m));
+  std::vector<CycleSend> cycle_sends(static_cast<std::size_t>(d * m * 2));
+  for (int c = 0; c < d; ++c)
+    for (long long q = 0; q < m; ++q) {
+      const Rank r = s.at(c, q);
+      injected[static_cast<std::size_t>(c * m + q)] = s.injects(r, c);
+      for (int w = 0; w < 2; ++w) {
+        const int dir = w == 0 ? 1 : -1;
+        cycle_sends[static_cast<std::size_t>((c * m + q) * 2 + w)] = {r, s.at(c, q + dir), s.cycle_port(r, c, dir)};
+      }
+    }
   std::vector<double> link(static_cast<std::size_t>(P * ports), 0), recv(static_cast<std::size_t>(P), 0);
   std::vector<int> sends(static_cast<std::size_t>(P), 0), recvs(sends);
   CostProfile out;
@@ -66,14 +83,18 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
     };
     if (round <= s.cycle_rounds()) {
       const bool halves = !s.time_independent() && m % 2 == 0 && round == m / 2;
-      for (Rank r = 0; r < P; ++r)
-        for (int c = 0; c < d; ++c) {
-          const long long q = s.position(r, c);
-          if (q < 0) continue;
-          for (int dir : {+1, -1})
-            if (s.injects(s.at(c, q - dir * (round - 1)), c))
-              send(r, s.at(c, q + dir), s.cycle_port(r, c, dir), halves ? 0.5 : 1.0);
-        }
+      for (int w = 0; w < 2; ++w) {
+        // Position q sends the block injected at q - dir·(round - 1).
+        const long long shift = ((-(w == 0 ? 1 : -1) * (round - 1)) % m + m) % m;
+        for (int c = 0; c < d; ++c)
+          for (long long q = 0; q < m; ++q) {
+            long long from = q + shift;
+            if (from >= m) from -= m;
+            if (!injected[static_cast<std::size_t>(c * m + from)]) continue;
+            const CycleSend& x = cycle_sends[static_cast<std::size_t>((c * m + q) * 2 + w)];
+            send(x.from, x.to, x.port, halves ? 0.5 : 1.0);
+          }
+      }
     }
     long long p = 0;
     bool relay = false;
