@@ -46,18 +46,38 @@ std::string CubgosSchedule::not_applicable(const Torus& torus) {
   return {};
 }
 
-std::string CubgosSchedule::check(const Torus& torus, const DiagonalParams& p) {
-  if (std::string why = not_applicable(torus); !why.empty()) return why;
+namespace {
+
+/// Which of (a, b, k)'s conditions on the torus fails first, if any; the
+/// search asks for every candidate, check() says why.
+enum class Misfit { none, a, g, b, k };
+
+Misfit misfit(const Torus& torus, const DiagonalParams& p) {
   const auto axes = torus.active_axes();
   const int n0 = torus.dim(axes[0]);
-  // The message is made only for a misfit: the search checks every candidate.
-  auto bad = [&] { return "a,b,k = " + to_string(p) + " does not fit " + torus.to_string() + ": "; };
-  if (p.a < 1 || p.a > n0 || n0 % p.a) return bad() + "a must divide n_0 = " + std::to_string(n0);
+  if (p.a < 1 || p.a > n0 || n0 % p.a) return Misfit::a;
   const int g = n0 / p.a;
   for (int axis : axes)
-    if (torus.dim(axis) % g) return bad() + "the spacing g = n_0/a = " + std::to_string(g) + " must divide every side";
-  if (p.b < 2 || !power_of(g, p.b)) return bad() + "g = " + std::to_string(g) + " must be a power of b >= 2";
-  if (p.k < 1 || n0 % p.k) return bad() + "k must divide n_0 = " + std::to_string(n0);
+    if (torus.dim(axis) % g) return Misfit::g;
+  if (p.b < 2 || !power_of(g, p.b)) return Misfit::b;
+  if (p.k < 1 || n0 % p.k) return Misfit::k;
+  return Misfit::none;
+}
+
+}  // namespace
+
+std::string CubgosSchedule::check(const Torus& torus, const DiagonalParams& p) {
+  if (std::string why = not_applicable(torus); !why.empty()) return why;
+  const int n0 = torus.dim(torus.active_axes()[0]);
+  const std::string bad = "a,b,k = " + to_string(p) + " does not fit " + torus.to_string() + ": ";
+  const std::string g = p.a >= 1 ? std::to_string(n0 / p.a) : "?";
+  switch (misfit(torus, p)) {
+    case Misfit::a: return bad + "a must divide n_0 = " + std::to_string(n0);
+    case Misfit::g: return bad + "the spacing g = n_0/a = " + g + " must divide every side";
+    case Misfit::b: return bad + "g = " + g + " must be a power of b >= 2";
+    case Misfit::k: return bad + "k must divide n_0 = " + std::to_string(n0);
+    case Misfit::none: break;
+  }
   return {};
 }
 
@@ -119,12 +139,12 @@ std::shared_ptr<const std::vector<std::pair<DiagonalParams, StepCost>>> costs_of
     if (auto it = known.find(key); it != known.end()) return it->second;
   }
   auto all = std::make_shared<std::vector<std::pair<DiagonalParams, StepCost>>>();
-  const int n0 = torus.dim(torus.active_axes()[0]);
+  const int n0 = CubgosSchedule::not_applicable(torus).empty() ? torus.dim(torus.active_axes()[0]) : 0;
   for (int a = 1; a < n0; ++a)
     for (int b = 2; b <= 8; ++b)
       for (int k = 1; k <= std::min(n0, 32); ++k) {
         const DiagonalParams p{a, b, k};
-        if (CubgosSchedule::check(torus, p).empty()) all->emplace_back(p, CubgosSchedule::cost(torus, p));
+        if (misfit(torus, p) == Misfit::none) all->emplace_back(p, CubgosSchedule::cost(torus, p));
       }
   std::lock_guard<std::mutex> lock(mutex);
   if (known.size() > 64) known.clear();  // bounded: a process sees a few shapes
