@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 namespace torusgather {
@@ -244,8 +245,14 @@ const Streams& streams(int g, int b, int k) {
 template <class Visit>
 void for_each_round_call(const std::vector<int>& heads, const std::vector<int>& gap, int n, int b, int k,
                          Visit&& visit) {
+  const Streams* last = nullptr;  // a ring's gaps take one or two lengths
+  int last_gap = -1;
   for (std::size_t h = 0; h < heads.size(); ++h) {
-    const Streams& st = streams(gap[h], b, k);
+    if (gap[h] != last_gap) {
+      last = &streams(gap[h], b, k);
+      last_gap = gap[h];
+    }
+    const Streams& st = *last;
     auto pos = [&](int j) { return (heads[h] + st.chain[static_cast<std::size_t>(j)]) % n; };
     for (const Streams::Rel& r : st.rels) {
       const bool plus = r.to > r.from;
@@ -288,14 +295,28 @@ namespace {
 /// Phase 3 round by round: visit(t, step index, call) for every call with
 /// what it carries (size > 0; see chain_rounds), then end_round(t), which
 /// returns the steps the round kept, checked against Lemma 5's count.
+/// Phase 3's bridgeheads and their gaps, round by round until every
+/// position is one. Remembered per (n, a, b) (per thread): the searches
+/// try every k on them.
+const std::vector<std::pair<std::vector<int>, std::vector<int>>>& head_rounds(int n, int a, int b) {
+  thread_local std::map<std::tuple<int, int, int>, std::vector<std::pair<std::vector<int>, std::vector<int>>>> known;
+  auto [it, fresh] = known.try_emplace(std::make_tuple(n, a, b));
+  if (!fresh) return it->second;
+  for (auto heads = phase1_of(n, a).heads; static_cast<int>(heads.size()) < n;) {
+    std::vector<int> gap = gaps(heads, n);
+    std::vector<int> next = grow(heads, gap, n, b);
+    it->second.emplace_back(std::move(heads), std::move(gap));
+    heads = std::move(next);
+  }
+  return it->second;
+}
+
 template <class Visit, class EndRound>
 void run_chain(int n, int a, int b, int k, const std::vector<long long>& rows, Visit&& visit, EndRound&& end_round) {
-  const Phase1& phase1 = phase1_of(n, a);
-  const auto& runs = phase1.runs;
-  std::size_t t = 0;
-  std::vector<int> gap;
-  for (auto heads = phase1.heads; static_cast<int>(heads.size()) < n; heads = grow(heads, gap, n, b), ++t) {
-    gap = gaps(heads, n);
+  const auto& runs = phase1_of(n, a).runs;
+  const auto& rounds = head_rounds(n, a, b);
+  for (std::size_t t = 0; t < rounds.size(); ++t) {
+    const auto& [heads, gap] = rounds[t];
     long long lemma5 = 0;
     for (int g : gap) lemma5 = std::max(lemma5, chain_steps(inserted_count(g, b), k));
     const long long per_position = rows.empty() ? 1 : rows.at(t);
