@@ -147,6 +147,7 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
         a.fallback = AlgorithmId::lee_code;
         break;
       case AlgorithmId::circulant:
+        a.open_axes = true;  // its calls are MPI messages, routed by the network
         a.describe = [](const Schedule& s) {
           const auto& c = static_cast<const CirculantSchedule&>(s);
           return c.packets() > 0 ? "p-gossip, p = " + std::to_string(c.packets()) + ", " +
@@ -154,7 +155,11 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
                                  : std::string();
         };
         break;
+      case AlgorithmId::chordal_ring:
+        a.open_axes = true;  // its calls are MPI messages, routed by the network
+        break;
       case AlgorithmId::three_phase:
+        a.open_axes = true;  // its calls are MPI messages, routed by the network
         a.needs_node_map = true;
         a.describe = [](const Schedule& s) { return s.construction() + ": " + std::to_string(s.rounds()) + " rounds"; };
         break;

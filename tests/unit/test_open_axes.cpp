@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Open axes (mesh axes: no wraparound link): the torus's view of them, the
 // simulator's refusal of a message over a link that is not there, dim-rings'
-// lines verified on all ranks, and every other algorithm declining.
+// lines and torus-bruck's straight calls verified on all ranks, the
+// network-routed schedules, and every other algorithm declining.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "model/closed_form.hpp"
+#include "model/cost.hpp"
 #include "model/route.hpp"
+#include "schedule/circulant.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/explicit.hpp"
 #include "schedule/node_sliced.hpp"
@@ -208,12 +213,53 @@ TEST(OpenAxes, BalancedLinesReachTheCornersBound) {
 
 // Only dim-rings and node-dim-rings (over the node torus) run on open axes;
 // every other algorithm declines, and says why.
+// The schedules whose calls are MPI messages (circulant, chordal-ring,
+// three-phase) run on a mesh as on a torus: the network routes each call,
+// straight along an open axis, and the cost model charges those routes.
+TEST(OpenAxes, RoutedByTheNetwork) {
+  int checked = 0;
+  for (const char* shape : {"4mx3", "5mx4m", "3mx2x4m", "6mx6m"}) {
+    const Torus t = parsed(shape);
+    SCOPED_TRACE(t.to_string());
+    for (AlgorithmId id : {AlgorithmId::circulant, AlgorithmId::chordal_ring, AlgorithmId::three_phase}) {
+      std::string why;
+      const auto s = try_build(algorithm(id), t, &why);
+      if (!s) {
+        EXPECT_EQ(why.find("wraparound"), std::string::npos) << why;
+        continue;
+      }
+      const SimulationReport rep = step_through(*s);
+      ASSERT_TRUE(rep.complete) << algorithm(id).name << ": " << all_errors(rep);
+      ++checked;
+    }
+    // The chords' routes go straight along the open axes: longer than on
+    // the closed shape, and the closed form follows them.
+    const CirculantSchedule c(t);
+    const Torus closed(t.dims());
+    CostProfile on_mesh, on_torus;
+    ASSERT_TRUE(closed_form_profile(c, &on_mesh, 1, &t));
+    ASSERT_TRUE(closed_form_profile(c, &on_torus, 1, &closed));
+    const CostProfile stepped = profile(c, t.size(), &t);
+    ASSERT_EQ(on_mesh.runs.size(), stepped.runs.size());
+    for (std::size_t i = 0; i < stepped.runs.size(); ++i) {
+      EXPECT_EQ(on_mesh.runs[i].first, stepped.runs[i].first);
+      EXPECT_TRUE(on_mesh.runs[i].second == stepped.runs[i].second) << "run " << i;
+    }
+    int mesh_hops = 0, torus_hops = 0;
+    for (const auto& run : on_mesh.runs) mesh_hops = std::max(mesh_hops, run.second.hops);
+    for (const auto& run : on_torus.runs) torus_hops = std::max(torus_hops, run.second.hops);
+    EXPECT_GT(mesh_hops, torus_hops);
+  }
+  EXPECT_EQ(checked, 12);
+}
+
 TEST(OpenAxes, OthersDecline) {
   const Torus t = parsed("4mx4x4");
   for (const AlgorithmInfo& info : algorithms()) {
     const std::string why = declines(info, t);
     if (info.id == AlgorithmId::dim_rings || info.id == AlgorithmId::node_dim_rings ||
-        info.id == AlgorithmId::torus_bruck) {
+        info.id == AlgorithmId::torus_bruck || info.id == AlgorithmId::circulant ||
+        info.id == AlgorithmId::chordal_ring || info.id == AlgorithmId::three_phase) {
       EXPECT_TRUE(why.empty()) << info.name << ": " << why;
     } else {
       EXPECT_NE(why.find("wraparound"), std::string::npos) << info.name << ": " << why;
