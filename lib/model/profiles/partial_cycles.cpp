@@ -99,7 +99,10 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
     long long p = 0;
     bool relay = false;
     for (const Feed& f : feeds)
-      if (s.fed_from(f.f, f.which, round, &p, &relay) && s.injects(s.at(f.c, p), f.c)) send(f.from, f.to, f.port, 1.0);
+      if (s.fed_from(f.f, f.which, round, &p, &relay)) {
+        p %= m;
+        if (injected[static_cast<std::size_t>(f.c * m + (p < 0 ? p + m : p))]) send(f.from, f.to, f.port, 1.0);
+      }
     out.add(cost);
   }
   return out;
