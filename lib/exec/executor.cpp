@@ -297,8 +297,9 @@ int prepare_blocks(const Schedule& schedule, MPI_Comm comm, int recvcount, const
     std::vector<int> lengths;
     std::vector<MPI_Aint> displacements;
     for (const auto& range : ranges) {
-      if (whole) {
-        if ((range.second - range.first) * elements > INT_MAX) return MPI_ERR_COUNT;
+      // A run of whole blocks is one entry; one of more than INT_MAX
+      // elements takes an entry per block.
+      if (whole && (range.second - range.first) * elements <= INT_MAX) {
         lengths.push_back(static_cast<int>((range.second - range.first) * elements));
         displacements.push_back(static_cast<MPI_Aint>(range.first) * recvcount * extent);
         continue;

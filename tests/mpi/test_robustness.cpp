@@ -12,8 +12,12 @@
 //               memory building a schedule on one rank, or on rank 0 while
 //               the others wait for its cost profile) comes back on every
 //               rank as an MPI error class; later calls work
+//   counts      a count whose run of whole blocks exceeds INT_MAX elements
+//               (a datatype of size 0, so no memory): every algorithm returns
+//               MPI_SUCCESS, as the standard allows the call
 #include <mpi.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -195,6 +199,23 @@ void faults_mode() {
 
 }  // namespace
 
+void counts_mode() {
+  MPI_Datatype empty = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(0, MPI_INT, &empty);
+  MPI_Type_commit(&empty);
+  // Two blocks of this many elements exceed INT_MAX: the message of a run
+  // of blocks cannot be one hindexed entry.
+  const int count = INT_MAX / 2 + 7;
+  char mine[1] = {0}, all[1] = {0};
+  for (const char* a : {"auto", "hamiltonian", "dim-rings", "torus-bruck", "bridgehead", "circulant", "chordal-ring",
+                        "three-phase", "vendor"}) {
+    const int err = TG_Allgather_algorithm(a, mine, count, empty, all, count, empty, MPI_COMM_WORLD);
+    check(err == MPI_SUCCESS, std::string(a) + ": " + std::to_string(count) + " elements of size 0 per block, error " +
+                                  std::to_string(err));
+  }
+  MPI_Type_free(&empty);
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "threads") {
@@ -210,10 +231,12 @@ int main(int argc, char** argv) {
       isolation_mode();
     } else if (mode == "faults") {
       faults_mode();
+    } else if (mode == "counts") {
+      counts_mode();
     } else if (mode == "leak" && argc > 2) {
       leak_mode(std::atoi(argv[2]));
     } else {
-      std::fprintf(stderr, "usage: %s self | isolation | threads | faults | leak N\n", argv[0]);
+      std::fprintf(stderr, "usage: %s self | isolation | threads | faults | counts | leak N\n", argv[0]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
