@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -230,11 +231,21 @@ Streams run_streams(int g, int b, int k) {
   return out;
 }
 
+struct GapKey {
+  int g, b, k;
+  bool operator==(const GapKey& o) const { return g == o.g && b == o.b && k == o.k; }
+};
+struct GapHash {
+  std::size_t operator()(const GapKey& x) const {
+    return std::hash<std::uint64_t>()((static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.g)) << 32) ^
+                                      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.b)) << 20) ^
+                                      static_cast<std::uint32_t>(x.k));
+  }
+};
+
 const Streams& streams(int g, int b, int k) {
-  thread_local std::unordered_map<std::uint64_t, Streams> known;
-  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g)) << 32) |
-                            (static_cast<std::uint64_t>(static_cast<std::uint16_t>(b)) << 16) |
-                            static_cast<std::uint16_t>(k);
+  thread_local std::unordered_map<GapKey, Streams, GapHash> known;
+  const GapKey key{g, b, k};
   if (auto it = known.find(key); it != known.end()) return it->second;
   if (known.size() > 100000) known.clear();  // bounded: a few shapes' gaps fill it
   return known.emplace(key, run_streams(g, b, k)).first->second;
