@@ -108,6 +108,7 @@ std::vector<RingParams> BridgeheadSchedule::concentrate(const Torus& torus) {
 }
 
 std::vector<RingParams> BridgeheadSchedule::best(const Torus& torus, double r) {
+  const SearchMemo memo;
   std::vector<RingParams> out;
   long long unit = 1;
   for (int axis : torus.active_axes()) {

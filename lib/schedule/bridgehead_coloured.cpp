@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedule/bridgehead.hpp"
+#include "schedule/ring_gossip.hpp"
 
 namespace torusgather {
 namespace {
@@ -65,6 +66,7 @@ StepCost BridgeheadSchedule::coloured_cost(const Torus& torus, const std::vector
 }
 
 std::vector<RingParams> BridgeheadSchedule::best_coloured(const Torus& torus, double r) {
+  const ring_gossip::SearchMemo memo;
   const auto axes = torus.active_axes();
   const double d = static_cast<double>(axes.size());
   // Each candidate needs d rings' steps d times over: remember them.

@@ -139,6 +139,7 @@ std::shared_ptr<const std::vector<std::pair<DiagonalParams, StepCost>>> costs_of
     if (auto it = known.find(key); it != known.end()) return it->second;
   }
   auto all = std::make_shared<std::vector<std::pair<DiagonalParams, StepCost>>>();
+  const SearchMemo memo;
   const int n0 = CubgosSchedule::not_applicable(torus).empty() ? torus.dim(torus.active_axes()[0]) : 0;
   for (int a = 1; a < n0; ++a)
     for (int b = 2; b <= 8; ++b)

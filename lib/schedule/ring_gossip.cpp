@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -94,24 +95,22 @@ namespace {
 
 /// After phase 1 of a ring of n in a segments: the run of ring positions
 /// [first, last + 1) each position holds (phase 2 gives the bridgeheads
-/// everything), and the bridgeheads. Remembered per (n, a) (per thread).
+/// everything), and the bridgeheads.
 struct Phase1 {
   std::vector<std::pair<int, int>> runs;
   std::vector<int> heads;
 };
 
-const Phase1& phase1_of(int n, int a) {
-  thread_local std::map<std::pair<int, int>, Phase1> known;
-  auto [it, fresh] = known.try_emplace(std::make_pair(n, a));
-  if (!fresh) return it->second;
+Phase1 make_phase1(int n, int a) {
+  Phase1 out;
   for (const auto& seg : segments(n, a)) {
     int leader = 0;
     std::vector<std::pair<int, int>> runs;
     concentration(seg.length, &leader, &runs);
-    for (const auto& r : runs) it->second.runs.emplace_back(seg.start + r.first, seg.start + r.second);
-    it->second.heads.push_back(seg.bridgehead);
+    for (const auto& r : runs) out.runs.emplace_back(seg.start + r.first, seg.start + r.second);
+    out.heads.push_back(seg.bridgehead);
   }
-  return it->second;
+  return out;
 }
 
 }  // namespace
@@ -243,24 +242,44 @@ struct GapHash {
   }
 };
 
-const Streams& streams(int g, int b, int k) {
-  thread_local std::unordered_map<GapKey, Streams, GapHash> known;
+/// Phase 3's bridgeheads and their gaps, round by round until every
+/// position is one.
+using HeadRounds = std::vector<std::pair<std::vector<int>, std::vector<int>>>;
+
+}  // namespace
+
+struct SearchMemo::Tables {
+  std::unordered_map<GapKey, Streams, GapHash> streams;
+  std::map<std::tuple<int, int, int>, HeadRounds> heads;
+  std::map<std::pair<int, int>, Phase1> phase1;
+};
+
+namespace {
+
+thread_local SearchMemo::Tables* active_tables = nullptr;
+
+const Streams& streams(SearchMemo::Tables& memo, int g, int b, int k) {
   const GapKey key{g, b, k};
-  if (auto it = known.find(key); it != known.end()) return it->second;
-  if (known.size() > 100000) known.clear();  // bounded: a few shapes' gaps fill it
-  return known.emplace(key, run_streams(g, b, k)).first->second;
+  if (auto it = memo.streams.find(key); it != memo.streams.end()) return it->second;
+  return memo.streams.emplace(key, run_streams(g, b, k)).first->second;
+}
+
+const Phase1& phase1_of(SearchMemo::Tables& memo, int n, int a) {
+  auto [it, fresh] = memo.phase1.try_emplace(std::make_pair(n, a));
+  if (fresh) it->second = make_phase1(n, a);
+  return it->second;
 }
 
 /// Every call of one round of phase 3, in step order within each
 /// bridgehead's gap: visit(step index, call).
 template <class Visit>
-void for_each_round_call(const std::vector<int>& heads, const std::vector<int>& gap, int n, int b, int k,
-                         Visit&& visit) {
+void for_each_round_call(SearchMemo::Tables& memo, const std::vector<int>& heads, const std::vector<int>& gap, int n,
+                         int b, int k, Visit&& visit) {
   const Streams* last = nullptr;  // a ring's gaps take one or two lengths
   int last_gap = -1;
   for (std::size_t h = 0; h < heads.size(); ++h) {
     if (gap[h] != last_gap) {
-      last = &streams(gap[h], b, k);
+      last = &streams(memo, gap[h], b, k);
       last_gap = gap[h];
     }
     const Streams& st = *last;
@@ -290,7 +309,18 @@ std::vector<int> grow(const std::vector<int>& heads, const std::vector<int>& gap
 
 }  // namespace
 
-std::vector<int> initial_heads(int n, int a) { return phase1_of(n, a).heads; }
+SearchMemo::SearchMemo() {
+  if (active_tables == nullptr) {
+    own_ = std::make_unique<Tables>();
+    active_tables = own_.get();
+  }
+}
+
+SearchMemo::~SearchMemo() {
+  if (own_) active_tables = nullptr;
+}
+
+std::vector<int> initial_heads(int n, int a) { return make_phase1(n, a).heads; }
 
 /// The pipelined rounds of circgos' phase 3 on a ring of n (bridgeheads
 /// after phase 1 of circgos(n, a, b), multiplied by b per round, k packets
@@ -303,17 +333,10 @@ std::vector<int> initial_heads(int n, int a) { return phase1_of(n, a).heads; }
 /// cost formulas and the generators.
 namespace {
 
-/// Phase 3 round by round: visit(t, step index, call) for every call with
-/// what it carries (size > 0; see chain_rounds), then end_round(t), which
-/// returns the steps the round kept, checked against Lemma 5's count.
-/// Phase 3's bridgeheads and their gaps, round by round until every
-/// position is one. Remembered per (n, a, b) (per thread): the searches
-/// try every k on them.
-const std::vector<std::pair<std::vector<int>, std::vector<int>>>& head_rounds(int n, int a, int b) {
-  thread_local std::map<std::tuple<int, int, int>, std::vector<std::pair<std::vector<int>, std::vector<int>>>> known;
-  auto [it, fresh] = known.try_emplace(std::make_tuple(n, a, b));
+const HeadRounds& head_rounds(SearchMemo::Tables& memo, int n, int a, int b) {
+  auto [it, fresh] = memo.heads.try_emplace(std::make_tuple(n, a, b));
   if (!fresh) return it->second;
-  for (auto heads = phase1_of(n, a).heads; static_cast<int>(heads.size()) < n;) {
+  for (auto heads = phase1_of(memo, n, a).heads; static_cast<int>(heads.size()) < n;) {
     std::vector<int> gap = gaps(heads, n);
     std::vector<int> next = grow(heads, gap, n, b);
     it->second.emplace_back(std::move(heads), std::move(gap));
@@ -322,16 +345,21 @@ const std::vector<std::pair<std::vector<int>, std::vector<int>>>& head_rounds(in
   return it->second;
 }
 
+/// Phase 3 round by round: visit(t, step index, call) for every call with
+/// what it carries (size > 0; see chain_rounds), then end_round(t), which
+/// returns the steps the round kept, checked against Lemma 5's count.
 template <class Visit, class EndRound>
 void run_chain(int n, int a, int b, int k, const std::vector<long long>& rows, Visit&& visit, EndRound&& end_round) {
-  const auto& runs = phase1_of(n, a).runs;
-  const auto& rounds = head_rounds(n, a, b);
+  SearchMemo::Tables local;  // outside a search, nothing outlives the call
+  SearchMemo::Tables& memo = active_tables ? *active_tables : local;
+  const auto& runs = phase1_of(memo, n, a).runs;
+  const auto& rounds = head_rounds(memo, n, a, b);
   for (std::size_t t = 0; t < rounds.size(); ++t) {
     const auto& [heads, gap] = rounds[t];
     long long lemma5 = 0;
     for (int g : gap) lemma5 = std::max(lemma5, chain_steps(inserted_count(g, b), k));
     const long long per_position = rows.empty() ? 1 : rows.at(t);
-    for_each_round_call(heads, gap, n, b, k, [&](std::size_t step, ChainCall call) {
+    for_each_round_call(memo, heads, gap, n, b, k, [&](std::size_t step, ChainCall call) {
       const auto packet = packet_run(n, k, call.packet);
       const auto& own = runs[static_cast<std::size_t>(call.to)];
       const int overlap = std::max(0, std::min(packet.second, own.second) - std::max(packet.first, own.first));

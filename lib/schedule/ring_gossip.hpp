@@ -5,11 +5,28 @@
 // costs is counted by each, and the simulator checks the generators' counts.
 #pragma once
 
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace torusgather {
 namespace ring_gossip {
+
+/// While one lives on a thread, phase 3's geometry (each gap's streams,
+/// the bridgeheads round by round, phase 1) is remembered there, for a
+/// parameter search that tries thousands of (a, b, k); it goes with the
+/// outermost one, so a plan keeps none of it.
+class SearchMemo {
+ public:
+  SearchMemo();
+  ~SearchMemo();
+  SearchMemo(const SearchMemo&) = delete;
+  SearchMemo& operator=(const SearchMemo&) = delete;
+  struct Tables;
+
+ private:
+  std::unique_ptr<Tables> own_;  ///< null inside an outer SearchMemo
+};
 
 /// One call of phase 1: `from` (offset in its segment) sends its group of
 /// `size` ranks' data to `to`.
