@@ -165,8 +165,7 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
     }
   // Up to 8 colours, moves of weight from one colour to another, which a
   // search one weight at a time cannot make, kept where they gain 1 % or
-  // more (8x8x4: 93.4 % of the bound, 98.6 % after; 2x4mx4m: 86.1 %, 94.3 %).
-  // A few milliseconds; 12 or 16 colours would take 10 to 100 times that.
+  // more; with more colours the pairs make it too slow for a decision.
   if (n <= 8) {
     std::vector<double> moved = w;
     double after = best;
