@@ -164,23 +164,53 @@ TorusBruckSchedule::Load TorusBruckSchedule::load(const Round& round) const {
     out.blocks = n == 2 ? blocks[0] + blocks[1] : std::max(blocks[0], blocks[1]);
     return out;
   }
-  // The link from position i to i + 1 (way 1) or from i + 1 to i (way 0).
-  std::vector<int> messages(static_cast<std::size_t>(2 * n), 0);
-  std::vector<double> blocks(static_cast<std::size_t>(2 * n), 0.0);
+  // Link i joins positions i and i + 1; way 1 runs from i to i + 1. The
+  // receivers whose call crosses link i form an interval [i + lo, i + hi]
+  // cut to the receivers [first, last] whose calls go that way (those of a
+  // part that wrap round go the other way), so a link's count is a sum of
+  // trapezoids in i and its maximum lies next to one of their corners:
+  // O(parts^2) per round, whatever n.
+  struct Span {
+    int way;
+    long long lo, hi, first, last;
+    double blocks;
+  };
+  std::vector<Span> spans;
   for (const Part& p : round.parts) {
+    const long long e = p.delta > 0 ? p.delta : -p.delta;
     const double b = round.blocks(p);
-    for (long long to = 0; to < n; ++to) {
-      const long long from = ((to + p.delta) % n + n) % n;
-      const long long way = to > from ? 1 : 0;
-      for (long long i = std::min(from, to); i < std::max(from, to); ++i) {
-        ++messages[static_cast<std::size_t>(way * n + i)];
-        blocks[static_cast<std::size_t>(way * n + i)] += b;
-      }
-      out.hops = std::max(out.hops, static_cast<int>(std::max(from, to) - std::min(from, to)));
+    if (p.delta > 0) {
+      spans.push_back({0, -e + 1, 0, 0, n - e - 1, b});  // from to + e, down the line
+      spans.push_back({1, 1, n - e, n - e, n - 1, b});   // wrapped: from to + e - n, up
+    } else {
+      spans.push_back({1, 1, e, e, n - 1, b});           // from to - e, up the line
+      spans.push_back({0, e - n + 1, 0, 0, e - 1, b});   // wrapped: from to - e + n, down
+    }
+    out.hops = std::max(out.hops, static_cast<int>(std::max(e, n - e)));
+  }
+  const auto crossing = [](const Span& x, long long i) {
+    return std::max(0LL, std::min(i + x.hi, x.last) - std::max(i + x.lo, x.first) + 1);
+  };
+  for (int way = 0; way < 2; ++way) {
+    std::vector<long long> at = {0, n - 2};
+    for (const Span& x : spans)
+      if (x.way == way)
+        for (long long corner : {x.first - x.hi, x.last - x.hi, x.first - x.lo, x.last - x.lo})
+          for (long long i : {corner - 1, corner, corner + 1}) at.push_back(i);
+    for (long long i : at) {
+      if (i < 0 || i > n - 2) continue;
+      long long messages = 0;
+      double blocks = 0;
+      for (const Span& x : spans)
+        if (x.way == way) {
+          const long long c = crossing(x, i);
+          messages += c;
+          blocks += static_cast<double>(c) * x.blocks;
+        }
+      out.messages = std::max(out.messages, static_cast<int>(messages));
+      out.blocks = std::max(out.blocks, blocks);
     }
   }
-  out.messages = *std::max_element(messages.begin(), messages.end());
-  out.blocks = *std::max_element(blocks.begin(), blocks.end());
   return out;
 }
 
