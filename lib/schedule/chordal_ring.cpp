@@ -2,7 +2,9 @@
 #include "schedule/chordal_ring.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <queue>
@@ -99,7 +101,6 @@ std::vector<ChordalRingSchedule::Component> ChordalRingSchedule::components(long
 
 std::string ChordalRingSchedule::not_applicable(const Torus& torus, int chord) {
   const long long n = torus.size();
-  if (n > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
   if (n % 2) return "needs an even number of ranks (C(N, c) is bipartite, §3)";
   if (chord == 0) {
     if (best_chord(n) == 0)
@@ -107,56 +108,160 @@ std::string ChordalRingSchedule::not_applicable(const Torus& torus, int chord) {
     return {};
   }
   if (chord % 2 == 0 || chord < 3 || chord > n / 2) return "the chord must be odd with 3 <= c <= N/2";
-  if (!gossip_routes(n, chord))
+  if (paths(n, chord) == Paths::none)
     return "no edge-disjoint paths found for the gossip among the accumulation nodes of C(" + std::to_string(n) + ", " +
-           std::to_string(chord) + ")";
+           std::to_string(chord) + ") (the paper's fail; the search runs up to " + std::to_string(kMaxSearchedRanks) +
+           " ranks)";
   return {};
 }
 
+ChordalRingSchedule::Shape ChordalRingSchedule::shape(long long n, int c) {
+  const long long a = n / (c + 1), b = n % (c + 1);
+  if (b != 0 && a < b / 2) return {a + 1, std::max<long long>(c + 1, b)};  // §4.3.2: cycles and a path
+  // §4.1 and §4.3.1: a single subgraph each (a < c+1), or c-1 runs of α+1
+  // or α subgraphs, the first starting with an A of c+3 where b > 0.
+  const long long extra = b == 0 ? 0 : 2;
+  if (a < c + 1) return {a, c + 1 + extra};
+  const long long alpha = a / (c - 1), beta = a % (c - 1);
+  return {c - 1, (alpha + (beta > 0 ? 1 : 0)) * (c + 1) + extra};
+}
+
 long long ChordalRingSchedule::formula_rounds(long long n, int c) {
-  const auto comps = components(n, c);
-  long long most = 0;
-  for (const auto& k : comps) most = std::max(most, k.hi - k.lo);
-  return 2 * ceil_log2(most) + static_cast<long long>(complete_gossip(static_cast<int>(comps.size())).size());
+  const Shape k = shape(n, c);
+  return 2 * ceil_log2(k.largest) + gossip_round_count(static_cast<int>(k.count));
 }
 
 int ChordalRingSchedule::best_chord(long long n) {
   if (n % 2) return 0;
   // By rounds, then §4.1's chords, §4.3.1's and §4.3.2's, then the
-  // smallest; the first whose paths exist. The formula is O(c) per chord,
+  // smallest; the first whose paths exist. The formula is O(1) per chord,
   // the paper's paths O(N log r). The search is tried for at most
   // kSearchedChords chords of at most kSearchedComponents components: with
   // more it has not found paths in our tests, and each failure costs up to
-  // a second at 16384 ranks.
-  std::vector<std::tuple<long long, int, int>> order;
+  // a second at 16384 ranks. Chords go into buckets by (rounds, section) in
+  // ascending order, so no sort is needed.
+  std::vector<std::array<std::vector<int>, 3>> order;
   for (long long c = 3; c <= n / 2; c += 2) {
     const long long a = n / (c + 1), b = n % (c + 1);
-    order.emplace_back(formula_rounds(n, static_cast<int>(c)), b == 0 ? 0 : a >= b / 2 ? 1 : 2, static_cast<int>(c));
+    const auto rounds = static_cast<std::size_t>(formula_rounds(n, static_cast<int>(c)));
+    if (order.size() <= rounds) order.resize(rounds + 1);
+    order[rounds][b == 0 ? 0 : a >= b / 2 ? 1 : 2].push_back(static_cast<int>(c));
   }
-  std::sort(order.begin(), order.end());
   int searched = 0;
-  for (const auto& [rounds, section, c] : order) {
-    if (section < 2 && paper_routes(n, c)) return c;
-    if (searched >= kSearchedChords || static_cast<int>(components(n, c).size()) > kSearchedComponents) continue;
-    ++searched;
-    if (gossip_routes(n, c)) return c;
-  }
+  for (const auto& by_section : order)
+    for (std::size_t section = 0; section < 3; ++section)
+      for (int c : by_section[section]) {
+        if (section < 2 && paths(n, c) == Paths::papers) return c;
+        if (n > kMaxSearchedRanks || searched >= kSearchedChords || shape(n, c).count > kSearchedComponents)
+          continue;
+        ++searched;
+        if (paths(n, c) != Paths::none) return c;
+      }
   return 0;
 }
 
-std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::gossip_routes(long long n, int c) {
-  // not_applicable(), best_chord() and the constructor all ask, for every
-  // communicator of this size: derive once per (N, c).
+namespace {
+
+/// What paths() decided for one (N, c), and the searched paths.
+struct KnownPaths {
+  ChordalRingSchedule::Paths source;
+  std::shared_ptr<const ChordalRingSchedule::Routes> searched;
+};
+
+/// not_applicable(), best_chord() and the constructor all ask, for every
+/// communicator of this size: derive once per (N, c).
+KnownPaths known_paths(long long n, int c) {
+  using Paths = ChordalRingSchedule::Paths;
   static std::mutex mutex;
-  static std::map<std::pair<long long, int>, std::optional<Routes>> known;
+  static std::map<std::pair<long long, int>, KnownPaths> known;
   {
     const std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find({n, c}); it != known.end()) return it->second;
   }
-  std::optional<Routes> routes = paper_routes(n, c);
-  if (!routes) routes = search_routes(n, c);
+  KnownPaths found{Paths::none, nullptr};
+  if (ChordalRingSchedule::paper_routes(n, c)) {
+    found.source = Paths::papers;
+  } else if (n <= ChordalRingSchedule::kMaxSearchedRanks) {
+    if (auto routes = ChordalRingSchedule::gossip_routes(n, c)) {
+      found = {Paths::searched, std::make_shared<const ChordalRingSchedule::Routes>(std::move(*routes))};
+    }
+  }
   const std::lock_guard<std::mutex> lock(mutex);
-  return known.emplace(std::pair{n, c}, std::move(routes)).first->second;
+  return known.emplace(std::pair{n, c}, std::move(found)).first->second;
+}
+
+}  // namespace
+
+ChordalRingSchedule::Paths ChordalRingSchedule::paths(long long n, int c) { return known_paths(n, c).source; }
+
+std::shared_ptr<const ChordalRingSchedule::Routes> ChordalRingSchedule::searched(long long n, int c) {
+  return known_paths(n, c).searched;
+}
+
+std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::gossip_routes(long long n, int c) {
+  if (auto routes = paper_routes(n, c)) return routes;
+  return search_routes(n, c);
+}
+
+std::optional<ChordalRingSchedule::Route> ChordalRingSchedule::paper_route(long long n, int c,
+                                                                           const std::vector<Component>& comps,
+                                                                           int groups, int first, int second) {
+  const int r = static_cast<int>(comps.size()), R = c - 1;
+  // The subgraphs (first label, size) of pseudo-component g: a type-A
+  // subgraph of c+3 vertices first if it accumulates in vertex c+1, then
+  // (c+1)-cycles. In Algorithm 3's middle rounds pseudo-component groups-1
+  // is the run of components groups-1 .. r-1.
+  auto pseudo = [&](int g) {
+    std::vector<std::pair<Rank, long long>> subs;
+    for (int k = g; k < (g == groups - 1 ? r : g + 1); ++k) {
+      const auto& comp = comps[static_cast<std::size_t>(k)];
+      long long size = comp.acc - comp.lo == c + 1 ? c + 3 : c + 1;
+      for (Rank lo = comp.lo; lo < comp.hi; lo += size, size = c + 1) subs.emplace_back(lo, size);
+    }
+    return subs;
+  };
+  int from = first, l = ((second - first) % groups + groups) % groups;
+  if (l > R / 2) {  // called from the other end (§4.1, Algorithm 2's rounds)
+    from = second;
+    l = groups - l;
+  }
+  if (l > R / 2) return std::nullopt;
+  Route route{comps[static_cast<std::size_t>(from)].acc, {}};
+  Rank u = route.from;
+  auto step = [&](Port p) {
+    route.ports.push_back(p);
+    u = chord_ring_hop(n, c, u, p);
+  };
+  auto walk_to = [&](Rank target) {  // within one subgraph: no wrap
+    while (u != target) step(target > u ? kPlus : kMinus);
+  };
+  // Lane k of a subgraph is its vertex R-2k, R-2k+2 in a type-A one (its
+  // accumulation node c+1 is lane 0). A path in lane k takes the chord of
+  // that vertex (even, so +c), lands on vertex R-2k-1 of the next subgraph
+  // and steps to the lane it continues in there: k inside a component, k+1
+  // in the next component.
+  auto enter = [&](std::pair<Rank, long long> sub, int lane, bool last) {
+    step(kChord);
+    if (u < sub.first || u >= sub.first + sub.second) return false;
+    if (!last) walk_to(sub.first + R - 2 * lane + (sub.second == c + 3 ? 2 : 0));
+    return true;
+  };
+  for (int k = 0; k < l; ++k) {
+    const auto subs = pseudo((from + k) % groups);
+    for (std::size_t t = 1; t < subs.size(); ++t)
+      if (!enter(subs[t], k, false)) return std::nullopt;
+    if (!enter(pseudo((from + k + 1) % groups).front(), k + 1, k + 1 == l)) return std::nullopt;
+  }
+  // In component i+l, from vertex R-2l+1 where it lands: down to vertex 0
+  // of its first subgraph, the subgraph's closing chord to vertex c, then
+  // one step to the accumulation node (c-1 of a cycle, c+1 of a type-A
+  // subgraph).
+  const auto last = pseudo((from + l) % groups).front();
+  walk_to(last.first);
+  step(kChord);
+  if (u != last.first + c) return std::nullopt;
+  walk_to(comps[static_cast<std::size_t>((from + l) % groups)].acc);
+  return route;
 }
 
 std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::paper_routes(long long n, int c) {
@@ -165,75 +270,20 @@ std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::paper_routes(lon
   // its path component's chords leave it out of step with the lanes below.
   if (b != 0 && a < b / 2) return std::nullopt;
   const auto comps = components(n, c);
-  const int r = static_cast<int>(comps.size()), R = c - 1;
-  // The subgraphs (first label, size) of component k: a type-A subgraph of
-  // c+3 vertices first if it accumulates in vertex c+1, then (c+1)-cycles.
-  std::vector<std::vector<std::pair<Rank, long long>>> subgraphs(static_cast<std::size_t>(r));
-  for (int k = 0; k < r; ++k) {
-    const auto& comp = comps[static_cast<std::size_t>(k)];
-    long long size = comp.acc - comp.lo == c + 1 ? c + 3 : c + 1;
-    for (Rank lo = comp.lo; lo < comp.hi; lo += size, size = c + 1) subgraphs[static_cast<std::size_t>(k)].emplace_back(lo, size);
-  }
   Routes out{{}, true};
   std::vector<char> used(static_cast<std::size_t>(n + n / 2));
-  for (const auto& round : complete_gossip(r)) {
-    const int groups = round.groups;
-    // In Algorithm 3's middle rounds pseudo-component groups-1 is the run
-    // of components groups-1 .. r-1.
-    auto pseudo = [&](int g) {
-      std::vector<std::pair<Rank, long long>> subs = subgraphs[static_cast<std::size_t>(g)];
-      if (g == groups - 1)
-        for (int k = g + 1; k < r; ++k) subs.insert(subs.end(), subgraphs[static_cast<std::size_t>(k)].begin(), subgraphs[static_cast<std::size_t>(k)].end());
-      return subs;
-    };
+  for (const auto& round : complete_gossip(static_cast<int>(comps.size()))) {
     std::fill(used.begin(), used.end(), 0);
     std::vector<Route> routes;
     for (const auto& pr : round.pairs) {
-      int from = pr.first, l = ((pr.second - pr.first) % groups + groups) % groups;
-      if (l > R / 2) {  // called from the other end (§4.1, Algorithm 2's rounds)
-        from = pr.second;
-        l = groups - l;
-      }
-      if (l > R / 2) return std::nullopt;
-      Route route{comps[static_cast<std::size_t>(from)].acc, {}};
-      Rank u = route.from;
-      bool ok = true;
-      auto step = [&](Port p) {
-        ok = ok && !used[edge_of(n, c, u, p)]++;
-        route.ports.push_back(p);
+      auto route = paper_route(n, c, comps, round.groups, pr.first, pr.second);
+      if (!route) return std::nullopt;
+      Rank u = route->from;
+      for (Port p : route->ports) {
+        if (used[edge_of(n, c, u, p)]++) return std::nullopt;
         u = chord_ring_hop(n, c, u, p);
-      };
-      auto walk_to = [&](Rank target) {  // within one subgraph: no wrap
-        while (u != target) step(target > u ? kPlus : kMinus);
-      };
-      // Lane k of a subgraph is its vertex R-2k, R-2k+2 in a type-A one
-      // (its accumulation node c+1 is lane 0). A path in lane k takes the
-      // chord of that vertex (even, so +c), lands on vertex R-2k-1 of the
-      // next subgraph and steps to the lane it continues in there: k inside
-      // a component, k+1 in the next component.
-      auto enter = [&](std::pair<Rank, long long> sub, int lane, bool last) {
-        step(kChord);
-        if (u < sub.first || u >= sub.first + sub.second) return false;
-        if (!last) walk_to(sub.first + R - 2 * lane + (sub.second == c + 3 ? 2 : 0));
-        return true;
-      };
-      for (int k = 0; k < l && ok; ++k) {
-        const auto subs = pseudo((from + k) % groups);
-        for (std::size_t t = 1; t < subs.size() && ok; ++t) ok = enter(subs[t], k, false);
-        ok = ok && enter(pseudo((from + k + 1) % groups).front(), k + 1, k + 1 == l);
       }
-      if (!ok) return std::nullopt;
-      // In component i+l, from vertex R-2l+1 where it lands: down to vertex
-      // 0 of its first subgraph, the subgraph's closing chord to vertex c,
-      // then one step to the accumulation node (c-1 of a cycle, c+1 of a
-      // type-A subgraph).
-      const auto last = pseudo((from + l) % groups).front();
-      walk_to(last.first);
-      step(kChord);
-      if (u != last.first + c) return std::nullopt;
-      walk_to(comps[static_cast<std::size_t>((from + l) % groups)].acc);
-      if (!ok) return std::nullopt;
-      routes.push_back(std::move(route));
+      routes.push_back(std::move(*route));
     }
     out.rounds.push_back(std::move(routes));
   }
@@ -241,6 +291,7 @@ std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::paper_routes(lon
 }
 
 std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::search_routes(long long n, int c) {
+  if (n > kMaxSearchedRanks) return std::nullopt;
   auto hop = [n, c](Rank u, Port p) { return chord_ring_hop(n, c, u, p); };
   auto edge = [n, c](Rank u, Port p) { return edge_of(n, c, u, p); };
   const auto comps = components(n, c);
@@ -318,56 +369,132 @@ std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::search_routes(lo
 
 Rank ChordalRingSchedule::link_target(Rank r, Port p) const { return chord_ring_hop(n_, c_, r, p); }
 
+namespace {
+
+/// The ports from label `from` to label `to` along the ring.
+std::vector<Port> along(Rank from, Rank to) {
+  return std::vector<Port>(static_cast<std::size_t>(to > from ? to - from : from - to), to > from ? kPlus : kMinus);
+}
+
+/// A route walked back: the same edges from its other end.
+std::vector<Port> reversed(const std::vector<Port>& route) {
+  std::vector<Port> back(route.rbegin(), route.rend());
+  for (Port& p : back) p = p == kChord ? kChord : (p == kPlus ? kMinus : kPlus);
+  return back;
+}
+
+}  // namespace
+
+/// One rank's rounds. Phases 1 and 3 (Lemma 1, Farley): a component is a
+/// run of labels; the broadcast from its accumulation node halves the run
+/// (halving_calls_of), the accumulation is that broadcast reversed, so a
+/// callee sends up exactly the run it roots and gets back everything else.
+/// Phase 2: the accumulation nodes exchange what the other lacks, from the
+/// gossip's closed form, along the round's path and back along it reversed.
+class ChordalRingSchedule::Program final : public RankProgram {
+ public:
+  Program(const ChordalRingSchedule& s, Rank self) : s_(s), self_(self) {
+    const auto it = std::upper_bound(s.comps_.begin(), s.comps_.end(), self,
+                                     [](Rank x, const Component& k) { return x < k.lo; });
+    comp_ = static_cast<int>(it - s.comps_.begin()) - 1;
+    const Component& k = s.comps_[static_cast<std::size_t>(comp_)];
+    tree_ = halving_calls_of(k.lo, k.hi, k.acc, self);
+  }
+
+  void next_round(RoundOps& ops) override {
+    ops.clear();
+    const long long t = round_++, D = s_.depth_, G = s_.gossip_rounds_;
+    if (t < D) {
+      for (const HalvingCall& call : tree_)
+        if (call.depth == D - 1 - t) {
+          const bool send = self_ == call.callee;
+          add(ops, send, send ? call.root : call.callee, along(call.callee, call.root), {{call.lo, call.hi}});
+        }
+    } else if (t < D + G) {
+      gossip(static_cast<int>(t - D), ops);
+    } else if (t < 2 * D + G) {
+      for (const HalvingCall& call : tree_)
+        if (call.depth == t - D - G) {
+          BlockRanges rest;
+          if (call.lo > 0) rest.emplace_back(0, call.lo);
+          if (call.hi < s_.n_) rest.emplace_back(call.hi, s_.n_);
+          const bool send = self_ == call.root;
+          add(ops, send, send ? call.callee : call.root, along(call.root, call.callee), std::move(rest));
+        }
+    }
+  }
+
+ private:
+  void gossip(int g, RoundOps& ops) {
+    const int r = static_cast<int>(s_.comps_.size());
+    if (self_ != s_.comps_[static_cast<std::size_t>(comp_)].acc) return;
+    const auto [first, second] = gossip_pair(r, g, comp_);
+    if (first < 0) return;
+    const int other = first == comp_ ? second : first;
+    std::optional<Route> route;
+    if (s_.searched_) {
+      for (const Route& x : s_.searched_->rounds[static_cast<std::size_t>(g)])
+        if (x.from == s_.comps_[static_cast<std::size_t>(first)].acc) route = x;
+    } else {
+      route = paper_route(s_.n_, s_.c_, s_.comps_, gossip_groups(r, g), first, second);
+    }
+    if (!route) throw std::logic_error("chordal-ring: no gossip path for a pair");
+    const bool mine = route->from == self_;
+    const Rank peer = s_.comps_[static_cast<std::size_t>(other)].acc;
+    const NodeIntervals held = gossip_holding(r, g, comp_), theirs = gossip_holding(r, g, other);
+    const BlockRanges out = labels(minus(held, theirs)), in = labels(minus(theirs, held));
+    if (!out.empty()) add(ops, true, peer, mine ? route->ports : reversed(route->ports), out);
+    if (!in.empty()) add(ops, false, peer, mine ? reversed(route->ports) : route->ports, in);
+  }
+
+  /// The labels of runs of components: consecutive components are
+  /// consecutive runs of labels.
+  BlockRanges labels(const NodeIntervals& comps) const {
+    BlockRanges out;
+    for (const auto& [a, b] : comps)
+      out.emplace_back(s_.comps_[static_cast<std::size_t>(a)].lo, s_.comps_[static_cast<std::size_t>(b - 1)].hi);
+    return out;
+  }
+
+  /// A send (slot 0) or receive (slot 1) along `route` from its sender.
+  void add(RoundOps& ops, bool send, Rank peer, std::vector<Port> route, BlockRanges ranges) {
+    const std::size_t slot = send ? 0 : 1;
+    routes_[slot] = std::move(route);
+    ranges_[slot] = std::move(ranges);
+    Transfer x;
+    x.port = routes_[slot].front();
+    x.peer = peer;
+    x.route = &routes_[slot];
+    x.ranges = &ranges_[slot];
+    (send ? ops.sends : ops.recvs).push_back(x);
+  }
+
+  const ChordalRingSchedule& s_;
+  Rank self_;
+  int comp_ = 0;
+  std::vector<HalvingCall> tree_;
+  long long round_ = 0;
+  std::vector<Port> routes_[2];
+  BlockRanges ranges_[2];
+};
+
+std::unique_ptr<RankProgram> ChordalRingSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }
+
 ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
-    : ExplicitSchedule(Torus({static_cast<int>(torus.size())})), n_(torus.size()), c_(chord) {
+    : Schedule(Torus({static_cast<int>(torus.size())})), n_(torus.size()), c_(chord) {
   if (std::string why = not_applicable(torus, chord); !why.empty()) throw std::invalid_argument("chordal-ring: " + why);
   if (c_ == 0) c_ = best_chord(n_);
   const int c = c_;
-  const auto comps = components(n_, c);
-  const int r = static_cast<int>(comps.size());
-
-  GossipBuilder b(n_, [this](Rank x, Port p) { return link_target(x, p); });
-  // Phases 1 and 3 (Lemma 1, Farley): a component is a run of consecutive
-  // labels, a path along the ring; broadcast from its accumulation node by
-  // halving the run, the informed node calling the nearest node of the
-  // other half, so each round's paths lie in disjoint runs: ⌈log2 s⌉
-  // rounds. Accumulation is that broadcast reversed.
-  std::vector<std::vector<std::pair<Rank, Rank>>> tree;  // rounds of (caller, callee)
-  for (const auto& k : comps) {
-    const auto rounds = halving_broadcast(k.lo, k.hi, k.acc);
-    if (tree.size() < rounds.size()) tree.resize(rounds.size());
-    for (std::size_t i = 0; i < rounds.size(); ++i) tree[i].insert(tree[i].end(), rounds[i].begin(), rounds[i].end());
-  }
-  auto along = [](Rank from, Rank to) {
-    return std::vector<Port>(static_cast<std::size_t>(to > from ? to - from : from - to), to > from ? kPlus : kMinus);
-  };
-  for (auto it = tree.rbegin(); it != tree.rend(); ++it) {
-    b.next_round();
-    for (const auto& call : *it) b.call(call.second, along(call.second, call.first));
-  }
-  // Phase 2: each pair of accumulation nodes calls along a path and back
-  // along the same path reversed; the paths of a round are edge-disjoint.
-  auto exchange = [&b](Rank x, const std::vector<Port>& route) {
-    std::vector<Port> back(route.rbegin(), route.rend());
-    for (Port& p : back) p = p == kChord ? kChord : (p == kPlus ? kMinus : kPlus);
-    b.call(x, route);
-    b.call(b.target(x, route), back);
-  };
-  // The paths of §4.1 and §4.3.1 (paper_routes), or searched ones.
-  const auto routes = gossip_routes(n_, c);
-  if (!routes) throw std::logic_error("chordal-ring: no edge-disjoint gossip paths");
-  for (const auto& round : routes->rounds) {
-    b.next_round();
-    for (const Route& route : round) exchange(route.from, route.ports);
-  }
-  for (const auto& round : tree) {
-    b.next_round();
-    for (const auto& call : round) b.call(call.first, along(call.first, call.second));
-  }
-  set_calls(b.finish());
-  rounds_ = formula_rounds(n_, c);
+  comps_ = components(n_, c);
+  const int r = static_cast<int>(comps_.size());
   long long most = 0;
-  for (const auto& k : comps) most = std::max(most, k.hi - k.lo);
+  for (const auto& k : comps_) most = std::max(most, k.hi - k.lo);
+  depth_ = static_cast<int>(ceil_log2(most));
+  gossip_rounds_ = gossip_round_count(r);
+  const Paths source = paths(n_, c);
+  if (source == Paths::none) throw std::logic_error("chordal-ring: no edge-disjoint gossip paths");
+  if (source == Paths::searched) searched_ = searched(n_, c);
+  rounds_ = formula_rounds(n_, c);
   const long long a = n_ / (c + 1), b_rest = n_ % (c + 1);
   const std::string section =
       b_rest == 0   ? "§4.1"
@@ -375,7 +502,7 @@ ChordalRingSchedule::ChordalRingSchedule(const Torus& torus, int chord)
                        : "§4.3.1: " + std::to_string(b_rest / 2) + " type-A subgraph" + (b_rest == 2 ? "" : "s");
   construction_ = "C(" + std::to_string(n_) + ", " + std::to_string(c) + "): " + std::to_string(r) +
                   " components of at most " + std::to_string(most) + " nodes (" + section + ", " +
-                  (routes->papers ? "the paper's paths" : "searched paths") + ")";
+                  (source == Paths::papers ? "the paper's paths" : "searched paths") + ")";
 }
 
 }  // namespace torusgather

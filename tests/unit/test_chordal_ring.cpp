@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "schedule/chordal_ring.hpp"
+#include "schedule/explicit.hpp"
 #include "schedule/phases.hpp"
 #include "simulate/simulate.hpp"
 #include "schedule_checks.hpp"
@@ -33,16 +36,18 @@ TEST(ChordalRing, ThreePhasesOnEveryChordUpTo160Ranks) {
       ASSERT_TRUE(rep.complete) << "C(" << n << ", " << c << ")\n" << all_errors(rep);
       EXPECT_EQ(rep.rounds, ChordalRingSchedule::formula_rounds(n, c));
       EXPECT_EQ(rep.max_link_messages_per_round, 1);
-      for (const auto& round : s.calls()) {
-        std::vector<Rank> partner(static_cast<std::size_t>(n), -1);
-        for (const Call& call : round)
-          for (const auto& [me, other] : {std::pair{call.from, call.to}, std::pair{call.to, call.from}}) {
-            Rank& p = partner[static_cast<std::size_t>(me)];
-            EXPECT_TRUE(p == -1 || p == other) << "C(" << n << ", " << c << "): rank " << me << " talks to " << p
-                                               << " and " << other << " in one round";
-            p = other;
-          }
-      }
+      std::vector<std::unique_ptr<RankProgram>> programs;
+      for (Rank r = 0; r < n; ++r) programs.push_back(s.program(r));
+      RoundOps ops;
+      for (long long round = 1; round <= s.rounds(); ++round)
+        for (Rank me = 0; me < n; ++me) {
+          programs[static_cast<std::size_t>(me)]->next_round(ops);
+          std::set<Rank> partners;
+          for (const auto* side : {&ops.sends, &ops.recvs})
+            for (const Transfer& x : *side) partners.insert(x.peer);
+          EXPECT_LE(partners.size(), 1u) << "C(" << n << ", " << c << "): rank " << me << " talks to "
+                                         << partners.size() << " ranks in round " << round;
+        }
       ++built;
       divisible += n % (c + 1) == 0;
       const auto routes = ChordalRingSchedule::gossip_routes(n, c);
@@ -85,6 +90,20 @@ TEST(ChordalRing, GeneralCaseComponents) {
   EXPECT_TRUE(same(ChordalRingSchedule::components(70, 7),
                    {{0, 18, 8}, {18, 36, 26}, {36, 46, 44}, {46, 54, 52}, {54, 62, 60}, {62, 70, 68}}));
   EXPECT_TRUE(same(ChordalRingSchedule::components(44, 17), {{0, 18, 16}, {18, 36, 34}, {36, 44, 42}}));
+  // shape() counts them and finds the largest without making them.
+  for (long long n = 6; n <= 400; n += 2)
+    for (int c = 3; c <= n / 2; c += 2) {
+      const auto comps = ChordalRingSchedule::components(n, c);
+      long long largest = 0, next = 0;
+      for (const auto& k : comps) {
+        EXPECT_EQ(k.lo, next);
+        next = k.hi;
+        largest = std::max(largest, k.hi - k.lo);
+      }
+      EXPECT_EQ(next, n);
+      EXPECT_EQ(ChordalRingSchedule::shape(n, c).count, static_cast<long long>(comps.size())) << n << " " << c;
+      EXPECT_EQ(ChordalRingSchedule::shape(n, c).largest, largest) << n << " " << c;
+    }
   // §4.4: s = c+3 when a < c+1: 2⌈log2 10⌉ + ⌈log2 6⌉ = 11 rounds for C(50, 7).
   EXPECT_EQ(ChordalRingSchedule::formula_rounds(50, 7), 11);
   const ChordalRingSchedule s(Torus({50}), 7);
@@ -115,4 +134,64 @@ TEST(ChordalRing, PaperPathsAtScaleAndTheBestChord) {
     ASSERT_NE(c, 0) << n;
     EXPECT_EQ(ChordalRingSchedule::formula_rounds(n, c), fewest) << "N = " << n << ", c = " << c;
   }
+}
+
+// Each rank's program makes exactly the calls of the whole construction
+// derived with every rank's holdings (GossipBuilder: a call carries what
+// the caller holds and the callee lacks): the halving tree reversed, the
+// gossip's exchanges along gossip_routes(), the halving tree.
+TEST(ChordalRing, EachRanksProgramMakesTheConstructionsCalls) {
+  int compared = 0;
+  for (int n = 6; n <= 90; n += 2)
+    for (int c = 3; c <= n / 2; c += 2) {
+      const ChordalRingSchedule s(Torus({n}), c);
+      const auto comps = ChordalRingSchedule::components(n, c);
+      const auto routes = ChordalRingSchedule::gossip_routes(n, c);
+      ASSERT_TRUE(routes.has_value());
+      GossipBuilder b(n, [&s](Rank x, Port p) { return s.link_target(x, p); });
+      std::vector<std::vector<std::pair<Rank, Rank>>> tree;
+      for (const auto& k : comps) {
+        const auto rounds = halving_broadcast(k.lo, k.hi, k.acc);
+        if (tree.size() < rounds.size()) tree.resize(rounds.size());
+        for (std::size_t i = 0; i < rounds.size(); ++i) tree[i].insert(tree[i].end(), rounds[i].begin(), rounds[i].end());
+      }
+      auto along = [](Rank from, Rank to) {
+        return std::vector<Port>(static_cast<std::size_t>(std::abs(to - from)), to > from ? Port{1} : Port{0});
+      };
+      for (auto it = tree.rbegin(); it != tree.rend(); ++it) {
+        b.next_round();
+        for (const auto& [root, callee] : *it) b.call(callee, along(callee, root));
+      }
+      for (const auto& round : routes->rounds) {
+        b.next_round();
+        for (const auto& route : round) {
+          std::vector<Port> back(route.ports.rbegin(), route.ports.rend());
+          for (Port& p : back) p = p == 2 ? 2 : 1 - p;
+          b.call(route.from, route.ports);
+          b.call(b.target(route.from, route.ports), back);
+        }
+      }
+      for (const auto& round : tree) {
+        b.next_round();
+        for (const auto& [root, callee] : round) b.call(root, along(root, callee));
+      }
+      const auto want = b.finish();
+      ASSERT_EQ(static_cast<long long>(want.size()), s.rounds());
+      std::vector<std::unique_ptr<RankProgram>> programs;
+      for (Rank r = 0; r < n; ++r) programs.push_back(s.program(r));
+      RoundOps ops;
+      for (std::size_t round = 0; round < want.size(); ++round) {
+        std::set<std::tuple<Rank, Rank, std::vector<Port>, BlockRanges>> made, built, received;
+        for (const Call& call : want[round]) built.insert({call.from, call.to, call.route, call.ranges});
+        for (Rank r = 0; r < n; ++r) {
+          programs[static_cast<std::size_t>(r)]->next_round(ops);
+          for (const Transfer& x : ops.sends) made.insert({r, x.peer, *x.route, *x.ranges});
+          for (const Transfer& x : ops.recvs) received.insert({x.peer, r, *x.route, *x.ranges});
+        }
+        ASSERT_EQ(made, built) << "C(" << n << ", " << c << "), round " << round + 1;
+        ASSERT_EQ(received, built) << "C(" << n << ", " << c << "), round " << round + 1;
+      }
+      ++compared;
+    }
+  EXPECT_EQ(compared, 484);  // every even N <= 90, every odd chord 3 <= c <= N/2
 }
