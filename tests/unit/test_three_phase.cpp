@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "schedule/explicit.hpp"
 #include "schedule/phases.hpp"
 #include "schedule/three_phase.hpp"
 #include "simulate/simulate.hpp"
@@ -46,16 +49,21 @@ TEST(ThreePhase, RoundsForNodesOfEverySize) {
     EXPECT_EQ(rep.rounds, c.rounds);
     EXPECT_EQ(rep.max_link_messages_per_round, 1);
     // Only leaders call across nodes, and only in the gossip rounds.
-    const auto& calls = s.calls();
-    const long long inner = (s.rounds() - static_cast<long long>(complete_gossip(s.nodes()).size())) / 2;
-    for (std::size_t k = 0; k < calls.size(); ++k)
-      for (const Call& call : calls[k]) {
-        const bool across = node_of[static_cast<std::size_t>(call.from)] != node_of[static_cast<std::size_t>(call.to)];
-        const bool gossip = static_cast<long long>(k) >= inner && static_cast<long long>(k) < s.rounds() - inner;
-        EXPECT_EQ(across, gossip) << "round " << k + 1 << ": " << call.from << " -> " << call.to;
-        if (across) {
-          EXPECT_EQ(call.from % c.node_size, 0);
-          EXPECT_EQ(call.to % c.node_size, 0);
+    const long long inner = (s.rounds() - gossip_round_count(s.nodes())) / 2;
+    std::vector<std::unique_ptr<RankProgram>> programs;
+    for (Rank r = 0; r < c.ranks; ++r) programs.push_back(s.program(r));
+    RoundOps ops;
+    for (long long k = 0; k < s.rounds(); ++k)
+      for (Rank from = 0; from < c.ranks; ++from) {
+        programs[static_cast<std::size_t>(from)]->next_round(ops);
+        for (const Transfer& x : ops.sends) {
+          const bool across = node_of[static_cast<std::size_t>(from)] != node_of[static_cast<std::size_t>(x.peer)];
+          const bool gossip = k >= inner && k < s.rounds() - inner;
+          EXPECT_EQ(across, gossip) << "round " << k + 1 << ": " << from << " -> " << x.peer;
+          if (across) {
+            EXPECT_EQ(from % c.node_size, 0);
+            EXPECT_EQ(x.peer % c.node_size, 0);
+          }
         }
       }
   }
@@ -78,4 +86,79 @@ TEST(ThreePhase, NodesNeedNotBeRunsOfRanks) {
   EXPECT_FALSE(ThreePhaseSchedule::not_applicable(Torus({1})).empty());
   EXPECT_FALSE(ThreePhaseSchedule::not_applicable(Torus({4}), {0, 0, 1}).empty());
   EXPECT_THROW((ThreePhaseSchedule{Torus({4}), {0, 0, 1}}), std::invalid_argument);
+}
+
+// Each rank's program makes exactly the calls of the whole construction
+// derived with every rank's holdings (GossipBuilder: a call carries what the
+// caller holds and the callee lacks), for nodes of g consecutive ranks,
+// runs of unequal sizes and nodes that interleave.
+TEST(ThreePhase, EachRanksProgramMakesTheConstructionsCalls) {
+  std::vector<std::vector<int>> maps;
+  for (int P = 2; P <= 40; ++P)
+    for (int g : {1, 2, 3, 4, 7}) {
+      std::vector<int> m(static_cast<std::size_t>(P));
+      for (int r = 0; r < P; ++r) m[static_cast<std::size_t>(r)] = r / g;
+      maps.push_back(m);
+      for (int r = 0; r < P; ++r) m[static_cast<std::size_t>(r)] = (r * 7 + P) % (g + 2);  // interleaved
+      maps.push_back(m);
+      std::vector<int> runs;  // runs of sizes 1, 2, ..., g, 1, 2, ...
+      for (int node = 0, size = 1; static_cast<int>(runs.size()) < P; ++node, size = size % g + 1)
+        for (int i = 0; i < size && static_cast<int>(runs.size()) < P; ++i) runs.push_back(node);
+      maps.push_back(runs);
+    }
+  maps.push_back({});
+  for (const auto& node_of : maps) {
+    const Rank P = node_of.empty() ? 33 : static_cast<Rank>(node_of.size());
+    SCOPED_TRACE(std::to_string(P) + " ranks");
+    const ThreePhaseSchedule s{Torus({static_cast<int>(P)}), node_of};
+    // The old construction: members by node in order of their lowest rank.
+    std::vector<std::vector<Rank>> members;
+    std::map<int, std::size_t> index;
+    for (Rank r = 0; r < P; ++r) {
+      const int label = node_of.empty() ? static_cast<int>(r) : node_of[static_cast<std::size_t>(r)];
+      const auto it = index.emplace(label, members.size()).first;
+      if (it->second == members.size()) members.emplace_back();
+      members[it->second].push_back(r);
+    }
+    std::vector<std::vector<std::pair<Rank, Rank>>> tree;
+    for (const auto& m : members) {
+      const auto rounds = halving_broadcast(0, static_cast<Rank>(m.size()), 0);
+      if (tree.size() < rounds.size()) tree.resize(rounds.size());
+      for (std::size_t i = 0; i < rounds.size(); ++i)
+        for (const auto& [a, b] : rounds[i])
+          tree[i].emplace_back(m[static_cast<std::size_t>(a)], m[static_cast<std::size_t>(b)]);
+    }
+    GossipBuilder b(P, [](Rank, Port p) { return static_cast<Rank>(p); });
+    for (auto it = tree.rbegin(); it != tree.rend(); ++it) {
+      b.next_round();
+      for (const auto& [root, callee] : *it) b.call(callee, {static_cast<Port>(root)});
+    }
+    for (const auto& round : complete_gossip(static_cast<int>(members.size()))) {
+      b.next_round();
+      for (const auto& [x, y] : round.pairs) {
+        b.call(members[static_cast<std::size_t>(x)].front(), {static_cast<Port>(members[static_cast<std::size_t>(y)].front())});
+        b.call(members[static_cast<std::size_t>(y)].front(), {static_cast<Port>(members[static_cast<std::size_t>(x)].front())});
+      }
+    }
+    for (const auto& round : tree) {
+      b.next_round();
+      for (const auto& [root, callee] : round) b.call(root, {static_cast<Port>(callee)});
+    }
+    const auto want = b.finish();
+    ASSERT_EQ(static_cast<long long>(want.size()), s.rounds());
+    std::vector<std::unique_ptr<RankProgram>> programs;
+    for (Rank r = 0; r < P; ++r) programs.push_back(s.program(r));
+    RoundOps ops;
+    for (std::size_t round = 0; round < want.size(); ++round) {
+      std::set<std::tuple<Rank, Rank, std::vector<Port>, BlockRanges>> made, built, received;
+      for (const Call& call : want[round]) built.insert({call.from, call.to, call.route, call.ranges});
+      for (Rank r = 0; r < P; ++r) {
+        programs[static_cast<std::size_t>(r)]->next_round(ops);
+        for (const Transfer& x : ops.sends) made.insert({r, x.peer, *x.route, *x.ranges});
+        for (const Transfer& x : ops.recvs) received.insert({x.peer, r, *x.route, *x.ranges});
+      }
+      ASSERT_EQ(made, built) << "round " << round + 1;
+      ASSERT_EQ(received, built) << "round " << round + 1;
+    }
+  }
 }
