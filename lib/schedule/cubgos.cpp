@@ -2,6 +2,8 @@
 #include "schedule/cubgos.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,7 +44,6 @@ std::vector<long long> class_rows(const Torus& torus, const DiagonalParams& p) {
 
 std::string CubgosSchedule::not_applicable(const Torus& torus) {
   if (torus.active_axes().size() < 2) return "needs d >= 2 sides > 1 (on a ring it is circgos: bridgehead)";
-  if (torus.size() > kMaxRanks) return "builds its calls with P x P bits: at most " + std::to_string(kMaxRanks) + " ranks";
   return {};
 }
 
@@ -248,104 +249,270 @@ std::string CubgosSchedule::construction() const {
          ", a=" + std::to_string(params_.a) + " b=" + std::to_string(params_.b) + " k=" + std::to_string(params_.k);
 }
 
-CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params)
-    : ExplicitSchedule(torus), params_(params) {
-  if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument("cubgos: " + why);
-  cost_ = cost(torus, params_);
-  defer_calls([this] { return make_calls(); });
+namespace {
+
+/// The ports of a call `dist` hops along `axis`.
+std::vector<Port> line(int axis, bool plus, int dist) {
+  return std::vector<Port>(static_cast<std::size_t>(dist), make_port(axis, plus));
 }
 
-std::vector<std::vector<Call>> CubgosSchedule::make_calls() const {
-  const Torus& torus = this->torus();
-  const auto axes = torus.active_axes();
-  const int x0 = axes[0];
-  const int n0 = torus.dim(x0);
-  const int g0 = n0 / params_.a;
-  const Rank P = torus.size();
-  GossipBuilder builder(P, [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
-  auto line = [](int axis, bool plus, int dist) {
-    return std::vector<Port>(static_cast<std::size_t>(dist), make_port(axis, plus));
-  };
-  // sigma[r] = x_1 + ... + x_{d-1}: r is a bridgehead of spacing g iff x_0 ≡ sigma (mod g).
-  std::vector<long long> sigma(static_cast<std::size_t>(P), 0);
-  for (Rank r = 0; r < P; ++r)
-    for (std::size_t i = 1; i < axes.size(); ++i) sigma[static_cast<std::size_t>(r)] += torus.coord(r, axes[i]);
-  auto head = [&](Rank r, int g) {
-    return ((torus.coord(r, x0) - sigma[static_cast<std::size_t>(r)]) % g + g) % g == 0;
-  };
-  // The rows (x_0 = 0) and the map from positions relative to a row's first
-  // segment to ranks: the row's bridgeheads of spacing g0 sit at relative
-  // leader + j·g0 and at x_0 ≡ sigma (mod g0).
-  int leader = 0;
-  const auto merges = concentration(g0, &leader);
-  std::vector<Rank> rows;
-  for (Rank r = 0; r < P; ++r)
-    if (torus.coord(r, x0) == 0) rows.push_back(r);
-  auto at = [&](Rank row, int rel) {
-    const long long c = sigma[static_cast<std::size_t>(row)] % g0;
-    return torus.shift(row, x0, ((rel - leader + c) % n0 + n0) % n0);
-  };
-  // Approach 1 among the bridgeheads (spacing g) of every line along
-  // `axis` until each holds the w classes within ⌊w/2⌋ steps: rightwards
-  // every step, leftwards ⌊(w-1)/2⌋ steps (no block arrives twice).
-  auto gather = [&](int axis, int g, int w) {
-    for (int s = 1; s <= w / 2; ++s) {
-      builder.next_round();
-      for (Rank r = 0; r < P; ++r) {
-        if (!head(r, g)) continue;
-        builder.call(r, line(axis, true, g));
-        if (s <= (w - 1) / 2) builder.call(r, line(axis, false, g));
-      }
-    }
-  };
-  // Phase 1.
-  for (const auto& step : merges) {
-    builder.next_round();
-    for (Rank row : rows)
-      for (const auto& seg : segments(n0, params_.a))
-        for (const auto& m : step) builder.call(at(row, seg.start + m.from), line(x0, m.to > m.from, std::abs(m.to - m.from)));
+}  // namespace
+
+/// One rank's rounds. Its row's ranks sit at ring positions rel = x_0 +
+/// leader - (sigma mod g0) (mod n_0), sigma = x_1 + ... + x_{d-1}, the
+/// frame in which every row runs the same calls; position rel is column
+/// x_0 = rel - leader + (sigma mod g0) of each row.
+class CubgosSchedule::Program final : public RankProgram {
+ public:
+  Program(const CubgosSchedule& s, Rank self) : s_(s), t_(s.torus()), self_(self) {
+    const auto& axes = s.axes_;
+    y_.resize(axes.size());
+    long long sigma = 0;
+    for (std::size_t i = 1; i < axes.size(); ++i) sigma += y_[i] = t_.coord(self, axes[i]);
+    offset_ = static_cast<int>(sigma % s.g0_);
+    sigma_ = sigma;
+    const int x0 = t_.coord(self, axes[0]);
+    rel_ = ((x0 + s.leader_ - offset_) % s.n0_ + s.n0_) % s.n0_;
+    row_ = self - static_cast<Rank>(x0) * t_.stride(axes[0]);
   }
-  // Phase 2 and 3.
-  gather(x0, g0, params_.a);
-  for (std::size_t i = 1; i < axes.size(); ++i) gather(axes[i], g0, torus.dim(axes[i]) / g0);
-  // Phase 4.
-  const auto class_count = class_rows(torus, params_);
-  const auto chains = chain_rounds(n0, params_.a, params_.b, params_.k, class_count);
-  int g = g0;
-  for (const auto& round : chains) {
-    // 4a: a packet is its positions of the row times the rows y with
-    // y_i ≡ x_i (mod g) on every further axis: the old bridgeheads' class.
-    std::vector<std::vector<Rank>> class_of(rows.size());
-    for (std::size_t w = 0; w < rows.size(); ++w) {
-      std::vector<Rank> offs{0};
-      for (std::size_t i = 1; i < axes.size(); ++i) {
-        std::vector<Rank> more;
-        const int n = torus.dim(axes[i]);
-        for (Rank o : offs)
-          for (int y = torus.coord(rows[w], axes[i]) % g; y < n; y += g) more.push_back(o + y * torus.stride(axes[i]));
-        offs = std::move(more);
-      }
-      class_of[w] = std::move(offs);
+
+  void next_round(RoundOps& ops) override {
+    ops.clear();
+    used_ = 0;
+    pending_.clear();
+    if (round_ >= s_.stages_.size()) return;
+    const Stage& stage = s_.stages_[round_++];
+    if (stage.kind == Stage::merge) merge(stage);
+    if (stage.kind == Stage::gather) gather(stage);
+    if (stage.kind == Stage::chain) chain(stage);
+    // Transfers point into routes_ and ranges_, which stop growing here.
+    for (const auto& p : pending_) {
+      Transfer x;
+      x.port = routes_[p.slot].front();
+      x.peer = p.peer;
+      x.route = &routes_[p.slot];
+      x.ranges = &ranges_[p.slot];
+      (p.send ? ops.sends : ops.recvs).push_back(x);
     }
-    for (const auto& step : round) {
-      builder.next_round();
-      for (std::size_t w = 0; w < rows.size(); ++w)
-        for (const auto& c : step) {
-          std::vector<Rank> blocks;
-          const auto packet = packet_run(n0, params_.k, c.packet);
-          for (int x = packet.first; x < packet.second; ++x) {
-            const Rank col = static_cast<Rank>(torus.coord(at(rows[w], x), x0)) * torus.stride(x0);
-            for (Rank o : class_of[w]) blocks.push_back(col + o);
-          }
-          std::sort(blocks.begin(), blocks.end());
-          builder.offer(at(rows[w], c.from), line(x0, c.plus, c.dist), blocks);
-        }
-    }
-    g /= params_.b;
-    // 4b.
-    for (std::size_t i = 1; i < axes.size(); ++i) gather(axes[i], g, params_.b);
   }
-  return builder.finish();
+
+ private:
+  /// Phase 1: a merge's sender sends the run of its segment it holds.
+  void merge(const Stage& stage) {
+    const int g0 = s_.g0_, seg = rel_ / g0 * g0, at = rel_ % g0;
+    const auto& step = s_.merges_[static_cast<std::size_t>(stage.step)];
+    for (std::size_t m = 0; m < step.size(); ++m) {
+      const auto& merge = step[m];
+      if (at != merge.from && at != merge.to) continue;
+      const auto run = s_.merge_runs_[static_cast<std::size_t>(stage.step)][m];
+      std::vector<Rank> blocks;
+      for (int x = seg + run.first; x < seg + run.second; ++x) blocks.push_back(column(x));
+      std::sort(blocks.begin(), blocks.end());
+      const bool send = at == merge.from;
+      const int other = seg + (send ? merge.to : merge.from);
+      add(send, t_.shift(self_, s_.axes_[0], other - rel_),
+          line(s_.axes_[0], merge.to > merge.from, std::abs(merge.to - merge.from)), to_ranges(blocks));
+    }
+  }
+
+  /// Approach 1 among the bridgeheads `spacing` apart: a call at step s
+  /// carries what its sender received s - 1 steps before (its own at s = 1).
+  void gather(const Stage& stage) {
+    const int g = stage.spacing, axis = s_.axes_[static_cast<std::size_t>(stage.axis)];
+    if (((t_.coord(self_, s_.axes_[0]) - sigma_) % g + g) % g != 0) return;
+    const int s = stage.step;
+    const bool left = s <= (stage.count - 1) / 2;
+    // (direction, sender's offset from me in bridgeheads, label's offset from the sender)
+    add(true, t_.shift(self_, axis, g), line(axis, true, g), label(stage, 0, -(s - 1)));
+    add(false, t_.shift(self_, axis, -g), line(axis, true, g), label(stage, -1, -(s - 1)));
+    if (!left) return;
+    add(true, t_.shift(self_, axis, -g), line(axis, false, g), label(stage, 0, s - 1));
+    add(false, t_.shift(self_, axis, g), line(axis, false, g), label(stage, 1, s - 1));
+  }
+
+  /// What the bridgehead `sender` steps from me along the stage's axis holds
+  /// from the bridgehead `shift` steps from it: a segment of my row (phase
+  /// 2) or, on a further axis, every column of the rows that agree with
+  /// that bridgehead's modulo the stage's moduli.
+  BlockRanges label(const Stage& stage, int sender, int shift) const {
+    const int g = stage.spacing;
+    std::vector<Rank> blocks;
+    if (stage.axis == 0) {
+      const int a = stage.count, seg = ((rel_ / s_.g0_ + sender + shift) % a + a) % a;
+      for (int x = seg * s_.g0_; x < (seg + 1) * s_.g0_; ++x) blocks.push_back(column(x));
+    } else {
+      std::vector<std::pair<int, int>> rows(y_.size());  // per further axis: (residue, modulus)
+      for (std::size_t j = 1; j < y_.size(); ++j) {
+        const auto i = static_cast<std::size_t>(stage.axis);
+        const int mod = j < i ? stage.before_mod : j == i ? stage.own_mod : stage.after_mod;
+        rows[j] = {j == i ? y_[j] + (sender + shift) * g : y_[j], mod};
+      }
+      all_columns(rows, &blocks);
+    }
+    std::sort(blocks.begin(), blocks.end());
+    return to_ranges(blocks);
+  }
+
+  /// Phase 4a: a packet's columns of the old bridgeheads' class (rows equal
+  /// to mine modulo g), less the callee's own run of phase 1 in my row.
+  void chain(const Stage& stage) {
+    const int g = s_.spacing_[static_cast<std::size_t>(stage.round)];
+    const auto& calls = s_.chains_[static_cast<std::size_t>(stage.round)][static_cast<std::size_t>(stage.step)];
+    for (const auto& call : calls) {
+      if (call.from != rel_ && call.to != rel_) continue;
+      const bool send = call.from == rel_;
+      std::vector<std::pair<int, int>> rows(y_.size());
+      for (std::size_t j = 1; j < y_.size(); ++j) rows[j] = {y_[j], g};
+      const auto packet = ring_gossip::packet_run(s_.n0_, s_.params_.k, call.packet);
+      const auto own = s_.runs_[static_cast<std::size_t>(call.to)];
+      std::vector<Rank> blocks;
+      std::vector<Rank> columns;
+      for (int x = packet.first; x < packet.second; ++x) columns.push_back(column(x) - row_);
+      class_blocks(rows, columns, &blocks);
+      std::vector<Rank> held;
+      for (int x = std::max(packet.first, own.first); x < std::min(packet.second, own.second); ++x)
+        held.push_back(column(x));
+      std::sort(blocks.begin(), blocks.end());
+      std::sort(held.begin(), held.end());
+      std::vector<Rank> lacking;
+      std::set_difference(blocks.begin(), blocks.end(), held.begin(), held.end(), std::back_inserter(lacking));
+      const int delta = call.plus == send ? call.dist : -call.dist;
+      add(send, t_.shift(self_, s_.axes_[0], delta), line(s_.axes_[0], call.plus, call.dist), to_ranges(lacking));
+    }
+  }
+
+  /// My row's block at ring position x.
+  Rank column(int x) const {
+    const int n0 = s_.n0_;
+    const int x0 = ((x - s_.leader_ + offset_) % n0 + n0) % n0;
+    return row_ + static_cast<Rank>(x0) * t_.stride(s_.axes_[0]);
+  }
+
+  /// The blocks at the column offsets `columns` of every row that agrees with
+  /// (residue, modulus) on each further axis (modulus 0: equal).
+  void class_blocks(const std::vector<std::pair<int, int>>& rows, const std::vector<Rank>& columns,
+                    std::vector<Rank>* out) const {
+    std::vector<Rank> offs{0};
+    for (std::size_t j = 1; j < rows.size(); ++j) {
+      const int axis = s_.axes_[j], n = t_.dim(axis);
+      const int mod = rows[j].second == 0 ? n : rows[j].second;
+      std::vector<Rank> more;
+      for (Rank o : offs)
+        for (int v = ((rows[j].first % mod) + mod) % mod; v < n; v += mod) more.push_back(o + v * t_.stride(axis));
+      offs = std::move(more);
+    }
+    // Columns are taken from my row; a row's base is its offset on the further axes.
+    const Rank mine = row_ - row_further();
+    for (Rank o : offs)
+      for (Rank c : columns) out->push_back(mine + o + c);
+  }
+
+  void all_columns(const std::vector<std::pair<int, int>>& rows, std::vector<Rank>* out) const {
+    std::vector<Rank> columns;
+    for (int x0 = 0; x0 < s_.n0_; ++x0) columns.push_back(static_cast<Rank>(x0) * t_.stride(s_.axes_[0]));
+    class_blocks(rows, columns, out);
+  }
+
+  /// My row's offset on the further active axes.
+  Rank row_further() const {
+    Rank o = 0;
+    for (std::size_t j = 1; j < y_.size(); ++j) o += static_cast<Rank>(y_[j]) * t_.stride(s_.axes_[j]);
+    return o;
+  }
+
+  /// A send or receive along `route` from its sender; none where it
+  /// carries nothing.
+  void add(bool send, Rank peer, std::vector<Port> route, BlockRanges ranges) {
+    if (ranges.empty()) return;
+    if (routes_.size() <= used_) {
+      routes_.resize(used_ + 1);
+      ranges_.resize(used_ + 1);
+    }
+    routes_[used_] = std::move(route);
+    ranges_[used_] = std::move(ranges);
+    pending_.push_back({send, peer, used_++});
+  }
+
+  struct Pending {
+    bool send;
+    Rank peer;
+    std::size_t slot;
+  };
+  const CubgosSchedule& s_;
+  const Torus& t_;
+  Rank self_;
+  std::vector<int> y_;  ///< my coordinates on the active axes after the first
+  long long sigma_ = 0;
+  int offset_ = 0, rel_ = 0;
+  Rank row_ = 0;  ///< my row's rank at x_0 = 0
+  std::size_t round_ = 0, used_ = 0;
+  std::vector<std::vector<Port>> routes_;
+  std::vector<BlockRanges> ranges_;
+  std::vector<Pending> pending_;
+};
+
+std::unique_ptr<RankProgram> CubgosSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }
+
+CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params) : Schedule(torus), params_(params) {
+  if (std::string why = check(torus, params_); !why.empty()) throw std::invalid_argument("cubgos: " + why);
+  cost_ = cost(torus, params_);
+  axes_ = torus.active_axes();
+  n0_ = torus.dim(axes_[0]);
+  g0_ = n0_ / params_.a;
+  // Phase 1 on one segment of g0, and what each merge's sender holds.
+  merges_ = concentration(g0_, &leader_);
+  std::vector<std::pair<int, int>> run;
+  for (int i = 0; i < g0_; ++i) run.emplace_back(i, i + 1);
+  for (const auto& step : merges_) {
+    merge_runs_.emplace_back();
+    for (const auto& m : step) merge_runs_.back().push_back(run[static_cast<std::size_t>(m.from)]);
+    for (const auto& m : step) {
+      auto& into = run[static_cast<std::size_t>(m.to)];
+      const auto& from = run[static_cast<std::size_t>(m.from)];
+      into = {std::min(into.first, from.first), std::max(into.second, from.second)};
+    }
+    stages_.push_back({Stage::merge, static_cast<int>(merge_runs_.size()) - 1});
+  }
+  for (const auto& seg : segments(n0_, params_.a)) {
+    std::vector<std::pair<int, int>> held;
+    int leader = 0;
+    concentration(seg.length, &leader, &held);
+    for (const auto& r : held) runs_.emplace_back(seg.start + r.first, seg.start + r.second);
+  }
+  // Phases 2 and 3: approach 1 among the bridgeheads of every row, then of
+  // every line along each further axis.
+  auto gather = [&](int axis, int spacing, int count, int before, int own, int after) {
+    for (int s = 1; s <= count / 2; ++s) {
+      Stage st{Stage::gather, s};
+      st.axis = axis;
+      st.spacing = spacing;
+      st.count = count;
+      st.before_mod = before;
+      st.own_mod = own;
+      st.after_mod = after;
+      stages_.push_back(st);
+    }
+  };
+  gather(0, g0_, params_.a, 0, 0, 0);
+  for (std::size_t i = 1; i < axes_.size(); ++i) gather(static_cast<int>(i), g0_, torus.dim(axes_[i]) / g0_, g0_, 0, 0);
+  // Phase 4: the chains along the rows, then ⌊b/2⌋ steps among b
+  // consecutive bridgeheads of the new spacing on each further axis.
+  chains_ = chain_rounds(n0_, params_.a, params_.b, params_.k, class_rows(torus, params_));
+  int g = g0_;
+  for (std::size_t t = 0; t < chains_.size(); ++t) {
+    spacing_.push_back(g);
+    for (std::size_t step = 0; step < chains_[t].size(); ++step) {
+      Stage st{Stage::chain, static_cast<int>(step)};
+      st.round = static_cast<int>(t);
+      stages_.push_back(st);
+    }
+    const int next = g / params_.b;
+    for (std::size_t i = 1; i < axes_.size(); ++i) gather(static_cast<int>(i), next, params_.b, next, g, g);
+    g = next;
+  }
+  if (static_cast<long long>(stages_.size()) != cost_.steps)
+    throw std::logic_error("cubgos: " + std::to_string(stages_.size()) + " stages for " + std::to_string(cost_.steps) +
+                           " steps");
 }
 
 }  // namespace torusgather

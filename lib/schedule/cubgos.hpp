@@ -3,11 +3,13 @@
 // torgos of §5.2 in 2D).
 #pragma once
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "schedule/bridgehead.hpp"
-#include "schedule/explicit.hpp"
+#include "schedule/ring_gossip.hpp"
 
 namespace torusgather {
 
@@ -38,11 +40,15 @@ struct DiagonalParams {
 ///     x_i-line, whose classes mod the old g differ.
 /// The seed's formulas are lost (Lemma 9); cost() counts the steps and each
 /// step's largest message from this description, and the simulator checks it.
-class CubgosSchedule final : public ExplicitSchedule {
+/// Each rank makes its own calls: every row runs the same calls translated
+/// (its own offset mod g), and what a call carries follows from the phase:
+/// a group of phase 1, one bridgehead's segment or class in the gathers, a
+/// packet of the old class less the callee's own run of phase 1 in 4a. The
+/// schedule keeps one row's steps: O(n_0 · steps).
+class CubgosSchedule final : public Schedule {
  public:
   CubgosSchedule(const Torus& torus, DiagonalParams params);
   static std::string not_applicable(const Torus& torus);
-  static constexpr long long kMaxRanks = 16384;
   /// Empty if params fit: 1 <= a <= n_0, g = n_0/a an integer dividing every
   /// active side and a power of b (or 1), k dividing n_0.
   static std::string check(const Torus& torus, const DiagonalParams& params);
@@ -73,17 +79,39 @@ class CubgosSchedule final : public ExplicitSchedule {
 
   const char* name() const override { return "cubgos"; }
   long long rounds() const override { return cost_.steps; }
+  int colours() const override { return 1; }
+  std::unique_ptr<RankProgram> program(Rank r) const override;
+  bool routed_calls_only() const override { return true; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   double claimed_blocks_sum() const override { return static_cast<double>(cost_.blocks); }
   std::string construction() const override;
   const DiagonalParams& params() const { return params_; }
 
  private:
-  /// The calls, made from the construction with P x P bits when a program
-  /// or the simulator first asks (the cost profile needs none of them).
-  std::vector<std::vector<Call>> make_calls() const;
+  class Program;
+  /// One round of the schedule, the same on every row or line.
+  struct Stage {
+    enum Kind { merge, gather, chain } kind;
+    int step = 0;   ///< merge: phase 1's step; gather: s, 1-based; chain: the step in its round
+    int round = 0;  ///< chain: phase 4's round t
+    int axis = 0;   ///< gather: index among the active axes (0: the rows, phase 2)
+    int spacing = 0;  ///< gather: the bridgeheads' spacing, the hops of a call
+    int count = 0;    ///< gather: bridgeheads on the ring (a, n_i/g) or in the group (b)
+    /// gather on a further axis: the rows a call carries agree with its
+    /// sender's modulo these, on the axes before it, its own axis and those
+    /// after it (0: equal).
+    int before_mod = 0, own_mod = 0, after_mod = 0;
+  };
   DiagonalParams params_;
   StepCost cost_;
+  std::vector<int> axes_;
+  int n0_ = 0, g0_ = 0, leader_ = 0;
+  std::vector<std::vector<ring_gossip::Merge>> merges_;
+  std::vector<std::vector<std::pair<int, int>>> merge_runs_;  ///< what each merge's sender holds: offsets [first, second)
+  std::vector<std::pair<int, int>> runs_;                     ///< each ring position's run after phase 1
+  std::vector<std::vector<std::vector<ring_gossip::ChainCall>>> chains_;
+  std::vector<int> spacing_;  ///< phase 4's g, round by round
+  std::vector<Stage> stages_;
 };
 
 }  // namespace torusgather

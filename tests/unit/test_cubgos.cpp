@@ -5,12 +5,16 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "schedule/cubgos.hpp"
+#include "schedule/explicit.hpp"
+#include "schedule/ring_gossip.hpp"
 #include "simulate/simulate.hpp"
 #include "schedule_checks.hpp"
 
@@ -101,4 +105,131 @@ TEST(Cubgos, ParametersParseAndAreChecked) {
   EXPECT_FALSE(CubgosSchedule::parse("1,2,1", Torus({8}), &p, &why));     // a ring: circgos
   EXPECT_NE(CubgosSchedule::not_applicable(Torus({8, 1})), "");
   EXPECT_THROW(CubgosSchedule(Torus({9, 9}), {1, 2, 1}), std::invalid_argument);
+}
+
+namespace {
+
+/// The construction's calls derived with every rank's holdings
+/// (GossipBuilder: a call carries what the caller holds and the callee
+/// lacks), as §6.2 describes the phases on the whole torus.
+std::vector<std::vector<Call>> builder_calls(const Torus& torus, const DiagonalParams& p) {
+  using namespace ring_gossip;
+  const auto axes = torus.active_axes();
+  const int x0 = axes[0], n0 = torus.dim(x0), g0 = n0 / p.a;
+  const Rank P = torus.size();
+  GossipBuilder builder(P, [&torus](Rank r, Port q) { return torus.neighbor(r, q); });
+  auto line = [](int axis, bool plus, int dist) {
+    return std::vector<Port>(static_cast<std::size_t>(dist), make_port(axis, plus));
+  };
+  std::vector<long long> sigma(static_cast<std::size_t>(P), 0);
+  for (Rank r = 0; r < P; ++r)
+    for (std::size_t i = 1; i < axes.size(); ++i) sigma[static_cast<std::size_t>(r)] += torus.coord(r, axes[i]);
+  auto head = [&](Rank r, int g) { return ((torus.coord(r, x0) - sigma[static_cast<std::size_t>(r)]) % g + g) % g == 0; };
+  int leader = 0;
+  const auto merges = concentration(g0, &leader);
+  std::vector<Rank> rows;
+  for (Rank r = 0; r < P; ++r)
+    if (torus.coord(r, x0) == 0) rows.push_back(r);
+  auto at = [&](Rank row, int rel) {
+    const long long c = sigma[static_cast<std::size_t>(row)] % g0;
+    return torus.shift(row, x0, ((rel - leader + c) % n0 + n0) % n0);
+  };
+  auto gather = [&](int axis, int g, int w) {
+    for (int s = 1; s <= w / 2; ++s) {
+      builder.next_round();
+      for (Rank r = 0; r < P; ++r) {
+        if (!head(r, g)) continue;
+        builder.call(r, line(axis, true, g));
+        if (s <= (w - 1) / 2) builder.call(r, line(axis, false, g));
+      }
+    }
+  };
+  for (const auto& step : merges) {
+    builder.next_round();
+    for (Rank row : rows)
+      for (const auto& seg : segments(n0, p.a))
+        for (const auto& m : step) builder.call(at(row, seg.start + m.from), line(x0, m.to > m.from, std::abs(m.to - m.from)));
+  }
+  gather(x0, g0, p.a);
+  for (std::size_t i = 1; i < axes.size(); ++i) gather(axes[i], g0, torus.dim(axes[i]) / g0);
+  std::vector<long long> class_count;
+  for (int g = g0; g > 1; g /= p.b) {
+    long long r = 1;
+    for (std::size_t i = 1; i < axes.size(); ++i) r *= torus.dim(axes[i]) / g;
+    class_count.push_back(r);
+  }
+  const auto chains = chain_rounds(n0, p.a, p.b, p.k, class_count);
+  int g = g0;
+  for (const auto& round : chains) {
+    std::vector<std::vector<Rank>> class_of(rows.size());
+    for (std::size_t w = 0; w < rows.size(); ++w) {
+      std::vector<Rank> offs{0};
+      for (std::size_t i = 1; i < axes.size(); ++i) {
+        std::vector<Rank> more;
+        const int n = torus.dim(axes[i]);
+        for (Rank o : offs)
+          for (int y = torus.coord(rows[w], axes[i]) % g; y < n; y += g) more.push_back(o + y * torus.stride(axes[i]));
+        offs = std::move(more);
+      }
+      class_of[w] = std::move(offs);
+    }
+    for (const auto& step : round) {
+      builder.next_round();
+      for (std::size_t w = 0; w < rows.size(); ++w)
+        for (const auto& c : step) {
+          std::vector<Rank> blocks;
+          const auto packet = packet_run(n0, p.k, c.packet);
+          for (int x = packet.first; x < packet.second; ++x) {
+            const Rank col = static_cast<Rank>(torus.coord(at(rows[w], x), x0)) * torus.stride(x0);
+            for (Rank o : class_of[w]) blocks.push_back(col + o);
+          }
+          std::sort(blocks.begin(), blocks.end());
+          builder.offer(at(rows[w], c.from), line(x0, c.plus, c.dist), blocks);
+        }
+    }
+    g /= p.b;
+    for (std::size_t i = 1; i < axes.size(); ++i) gather(axes[i], g, p.b);
+  }
+  return builder.finish();
+}
+
+}  // namespace
+
+// Each rank's program makes exactly the calls of the construction derived
+// with every rank's holdings, round by round, for every parameter set on
+// tori of 2 to 4 dimensions (a side of 1 among them).
+TEST(Cubgos, EachRanksProgramMakesTheConstructionsCalls) {
+  int compared = 0;
+  for (const auto& dims : std::vector<std::vector<int>>{
+           {4, 4}, {8, 8}, {9, 9}, {12, 6}, {6, 12}, {10, 5}, {4, 4, 4}, {6, 6, 6}, {2, 4, 4}, {2, 2, 2, 2}, {4, 1, 8}}) {
+    const Torus t(dims);
+    const int n0 = t.dim(t.active_axes()[0]);
+    for (int a = 1; a <= n0; ++a)
+      for (int b = 2; b <= 9; ++b)
+        for (int k = 1; k <= n0; ++k) {
+          const DiagonalParams p{a, b, k};
+          if (!CubgosSchedule::check(t, p).empty()) continue;
+          if (n0 / a == 1 && (b > 2 || k > 1)) continue;
+          SCOPED_TRACE(t.to_string() + " a,b,k=" + CubgosSchedule::to_string(p));
+          const CubgosSchedule s(t, p);
+          const auto want = builder_calls(t, p);
+          ASSERT_EQ(static_cast<long long>(want.size()), s.rounds());
+          std::vector<std::unique_ptr<RankProgram>> programs;
+          for (Rank r = 0; r < t.size(); ++r) programs.push_back(s.program(r));
+          RoundOps ops;
+          for (std::size_t round = 0; round < want.size(); ++round) {
+            std::multiset<std::tuple<Rank, Rank, std::vector<Port>, BlockRanges>> made, built, received;
+            for (const Call& call : want[round]) built.insert({call.from, call.to, call.route, call.ranges});
+            for (Rank r = 0; r < t.size(); ++r) {
+              programs[static_cast<std::size_t>(r)]->next_round(ops);
+              for (const Transfer& x : ops.sends) made.insert({r, x.peer, *x.route, *x.ranges});
+              for (const Transfer& x : ops.recvs) received.insert({x.peer, r, *x.route, *x.ranges});
+            }
+            ASSERT_EQ(made, built) << "round " << round + 1;
+            ASSERT_EQ(received, built) << "round " << round + 1;
+          }
+          ++compared;
+        }
+  }
+  EXPECT_GE(compared, 100);
 }
