@@ -54,11 +54,10 @@ void usage(FILE* out) {
                "       tg-plan --table2 [--json]   (Meyer & Sibeyn's Table 2 from the constructed schedules)\n"
                "Builds the schedule, runs it on all P virtual ranks (step-through up to %lld ranks;\n"
                "beyond, call by call for schedules given as calls, else the structural proof) and\n"
-               "reports rounds, link loads, route lengths and volume. lee-code on more than %lld ranks\n"
-               "is checked call by call as the calls are generated, without building the schedule.\n"
+               "reports rounds, link loads, route lengths and volume.\n"
                "Exit status 0 only if the schedule is complete and meets its claims.\n"
                "Algorithms: %s\n",
-               kBridgeheadDefaultR, kStepThroughLimit, LeeCodeSchedule::kMaxRanks, algorithm_names().c_str());
+               kBridgeheadDefaultR, kStepThroughLimit, algorithm_names().c_str());
 }
 
 std::string json_escape(const std::string& s) {
@@ -541,17 +540,15 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     std::string why;
     std::unique_ptr<Schedule> schedule;
-    const bool lee_large = std::string(info->name) == "lee-code-large";
-    const bool lee = lee_large || std::string(info->name) == "lee-code";
     if ((r >= 0 || !params_text.empty()) && !info->tuned) {
       std::fprintf(stderr, "tg-plan: --r and --params are for --algorithm bridgehead, bridgehead-coloured, cubgos or torus-bruck\n");
       return 2;
     }
-    if (chord != 0 && std::string(info->name) != "chordal-ring") {
+    if (chord != 0 && info->id != AlgorithmId::chordal_ring) {
       std::fprintf(stderr, "tg-plan: --chord is for --algorithm chordal-ring\n");
       return 2;
     }
-    if (node_size != 0 && std::string(info->name) != "three-phase" && !info->node_aware) {
+    if (node_size != 0 && info->id != AlgorithmId::three_phase && !info->node_aware) {
       std::fprintf(stderr, "tg-plan: --node-size is for --algorithm three-phase and the node-* algorithms\n");
       return 2;
     }
@@ -573,7 +570,7 @@ int main(int argc, char** argv) {
     build.packets = packets;
     if (r >= 0) build.r = r;
     build.params = params_text;
-    if (packets > 0 && std::string(info->name) != "circulant") {
+    if (packets > 0 && info->id != AlgorithmId::circulant) {
       std::fprintf(stderr, "tg-plan: --packets is for --algorithm circulant (p-gossip)\n");
       return 2;
     }
@@ -584,27 +581,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    if (lee && !plan_only && torus.size() > LeeCodeSchedule::kMaxRanks && (method == "auto" || method == "calls")) {
-      // Too large to keep the calls (Delmas & Pérennes §5.2's 49x49x49): check them
-      // as they are made. The same generator builds the kept schedule.
-      if (why = LeeCodeSchedule::not_streamable(torus, lee_large); !why.empty()) {
-        print_declined(json, info->name, torus, why);
-        return 1;
-      }
-      CallChecker checker(torus.size(), torus.ports(), [&torus](Rank k, Port p) { return torus.neighbor(k, p); });
-      const LeeCodeSchedule::Streamed made =
-          LeeCodeSchedule::stream(torus, lee_large, [&checker](long long round, const Call& c) { checker.check(round, c); });
-      Claims claims;
-      claims.rounds = made.rounds;
-      claims.hops_sum = made.hops;
-      const SimulationReport rep = checker.finish(claims);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      print_report(json, info->name, torus, made.construction + "; calls checked as generated, not kept", 1, claims, rep,
-                   -1, seconds);
-      return rep.complete ? 0 : 1;
-    } else {
-      schedule = try_build(*info, torus, &why, build);
-    }
+    schedule = try_build(*info, torus, &why, build);
     const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double walk_seconds = 0;
     if (schedule && plan_only) {

@@ -3,38 +3,17 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
+#include <limits>
+#include <set>
 #include <stdexcept>
+
+#include "schedule/explicit.hpp"
 
 namespace torusgather {
 namespace {
 
-/// A dipath as segments (axis index among the active axes, signed length),
-/// walked in order; the dipath of -u walks the same segments negated.
-using Segments = std::vector<std::pair<int, int>>;
-
-/// The local gossip rounds x -> x + M^k B1 (k = 1 .. d-1) among the code
-/// nodes, one dipath per ±u of M^k B1.
-/// d = 3: Delmas & Pérennes Definition 5.5 (M0) and the dipaths of §5.1.3, rounds
-/// 2-a and 2-b, copied from the paper (at most 5 hops, arc-disjoint).
-/// d = 2: not in the paper. The code x1 + 2x2 ≡ 0 (mod 5) of a 5x5 torus is
-/// {0, ±(1,2), ±(2,-1)}, so M = [(1,2) (2,-1)] gives B1 + M·B1 = Z_5^2 in
-/// one round; of the minimal dipaths, "x2 first" for (1,2) and "x1 first"
-/// for (2,-1) are arc-disjoint (3 hops), found by exhausting the orders and
-/// checked by the simulator.
-/// d = 1: the code 3Z leaves nothing to gossip locally (B1 = Z_3).
-const std::vector<std::vector<Segments>>& local_rounds(int d) {
-  static const std::vector<std::vector<Segments>> none;
-  static const std::vector<std::vector<Segments>> two = {{{{1, 2}, {0, 1}}, {{0, 2}, {1, -1}}}};
-  static const std::vector<std::vector<Segments>> three = {
-      // Round 2-a, u = M0·e_i: (-2,1,0) = (0,1,0)+(-2,0,0); (0,2,1) =
-      // (0,0,-1)+(0,2,0)+(0,0,2); (1,3,0) = (1,0,0)+(0,3,0).
-      {{{1, 1}, {0, -2}}, {{2, -1}, {1, 2}, {2, 2}}, {{0, 1}, {1, 3}}},
-      // Round 2-b, u = M0^2·e_i: (-3,0,1) = (-3,0,0)+(0,0,1); (1,0,2) =
-      // (0,-1,0)+(0,0,2)+(1,0,0)+(0,1,0); (-2,0,3) = (0,0,3)+(-2,0,0).
-      {{{0, -3}, {2, 1}}, {{1, -1}, {2, 2}, {0, 1}, {1, 1}}, {{2, 3}, {0, -2}}},
-  };
-  return d == 3 ? three : d == 2 ? two : none;
-}
+using Segments = LeeCodeSchedule::Segments;
 
 int longest(const std::vector<Segments>& round) {
   int best = 0;
@@ -71,7 +50,7 @@ void count(const std::vector<int>& m, int d, long long f, bool split, long long*
     count(sub, d, f * q, split, rounds, hops);
     *rounds += 2 + (d - 1) + (split ? 1 : 0);
     *hops += (split ? 3 : 2) * f;
-    for (const auto& round : local_rounds(d)) *hops += f * longest(round);
+    for (const auto& round : LeeCodeSchedule::local_rounds(d)) *hops += f * longest(round);
     return;
   }
   for (int x : m) {
@@ -80,165 +59,405 @@ void count(const std::vector<int>& m, int d, long long f, bool split, long long*
   }
 }
 
-class Generator {
+}  // namespace
+
+/// d = 3: Delmas & Pérennes Definition 5.5 (M0) and the dipaths of §5.1.3,
+/// rounds 2-a and 2-b, copied from the paper (at most 5 hops, arc-disjoint).
+/// d = 2: not in the paper. The code x1 + 2x2 ≡ 0 (mod 5) of a 5x5 torus is
+/// {0, ±(1,2), ±(2,-1)}, so M = [(1,2) (2,-1)] gives B1 + M·B1 = Z_5^2 in
+/// one round; of the minimal dipaths, "x2 first" for (1,2) and "x1 first"
+/// for (2,-1) are arc-disjoint (3 hops), found by exhausting the orders and
+/// checked by the simulator.
+/// d = 1: the code 3Z leaves nothing to gossip locally (B1 = Z_3).
+const std::vector<std::vector<Segments>>& LeeCodeSchedule::local_rounds(int d) {
+  static const std::vector<std::vector<Segments>> none;
+  static const std::vector<std::vector<Segments>> two = {{{{1, 2}, {0, 1}}, {{0, 2}, {1, -1}}}};
+  static const std::vector<std::vector<Segments>> three = {
+      // Round 2-a, u = M0·e_i: (-2,1,0) = (0,1,0)+(-2,0,0); (0,2,1) =
+      // (0,0,-1)+(0,2,0)+(0,0,2); (1,3,0) = (1,0,0)+(0,3,0).
+      {{{1, 1}, {0, -2}}, {{2, -1}, {1, 2}, {2, 2}}, {{0, 1}, {1, 3}}},
+      // Round 2-b, u = M0^2·e_i: (-3,0,1) = (-3,0,0)+(0,0,1); (1,0,2) =
+      // (0,-1,0)+(0,0,2)+(1,0,0)+(0,1,0); (-2,0,3) = (0,0,3)+(-2,0,0).
+      {{{0, -3}, {2, 1}}, {{1, -1}, {2, 2}, {0, 1}, {1, 1}}, {{2, 3}, {0, -2}}},
+  };
+  return d == 3 ? three : d == 2 ? two : none;
+}
+
+/// One rank's rounds. A point is a vector of coordinates on the active
+/// axes. At level l the sub-tori are dilated by f = q^l; a node of one is
+/// a code node of every level before. U_0(x) = {x}; a code node's unit at
+/// the next level is its ball, U_{l+1}(x) = U_l(x) and U_l(x ± f e_j).
+class LeeCodeSchedule::Program final : public RankProgram {
  public:
-  /// With `split`, each broadcast is §6's two coloured rounds.
-  Generator(const Torus& t, const std::vector<int>& axes, bool split, GossipBuilder& b)
-      : t_(t), axes_(axes), d_(static_cast<int>(axes.size())), q_(2 * d_ + 1), b_(b) {
-    if (!split) return;
-    // The pieces m_0 .. m_{q-1} of §6.1: block k belongs to piece c(k), the
-    // code weight of rank k's own coordinates. Any partition that all code
-    // nodes share would do; this one cuts every holding into q equal pieces,
-    // since a holding is a union of balls x + B1, whose q ranks have q
-    // distinct weights (Lemma 6.2).
-    pieces_.assign(static_cast<std::size_t>(q_), b.mask());
-    for (Rank k = 0; k < t.size(); ++k) {
-      const std::vector<int> c = t.coords(k);
-      long long w = 0;
-      for (int j = 0; j < d_; ++j) w += (j + 1) * static_cast<long long>(c[static_cast<std::size_t>(axes[static_cast<std::size_t>(j)])]);
-      pieces_[static_cast<std::size_t>(w % q_)][static_cast<std::size_t>(k / 64)] |= 1ull << (k % 64);
+  using Point = std::vector<int>;
+
+  Program(const LeeCodeSchedule& s, Rank self) : s_(s), t_(s.torus()) {
+    for (int a : s.axes_) x_.push_back(t_.coord(self, a));
+    // Level by level: my coordinates in my sub-torus, and whether I am a
+    // code node there (then my family is the next level's sub-torus).
+    Point y = x_;
+    for (int l = 0;; ++l) {
+      level_.push_back(y);
+      if (l == s.levels_ || weight(y) != 0) break;
+      for (int& v : y) v /= s.q_;
     }
+    depth_ = static_cast<int>(level_.size()) - 1;
   }
 
-  /// Gossip on the sub-tori {o + f·y : y in Z_m} for every origin o, all at once.
-  void gossip(const std::vector<std::vector<long long>>& origins, long long f, const std::vector<int>& m) {
-    if (!divisible(m, q_)) {
-      rings(origins, f, m);
-      return;
-    }
-    std::vector<std::vector<int>> grid = points(m);
-    // Concentration: a node whose code weight is r != 0 is the code node
-    // plus e_(r-1) (r <= d) or minus e_(q-r-1): it calls that code node.
-    b_.next_round();
-    for (const auto& o : origins)
-      for (const auto& y : grid) {
-        const int r = weight(y);
-        if (r == 0) continue;
-        const bool back = r <= d_;
-        b_.call(rank(o, f, y), straight(back ? r - 1 : q_ - r - 1, back ? -1 : 1, f));
+  void next_round(RoundOps& ops) override {
+    ops.clear();
+    pending_.clear();
+    touched_.clear();
+    used_ = 0;
+    if (round_ >= s_.stages_.size()) return;
+    const Stage& st = s_.stages_[round_++];
+    const int l = st.level;
+    if (depth_ >= l) {
+      switch (st.kind) {
+        case Stage::concentrate: concentrate(l); break;
+        case Stage::ring: ring(st.index, st.step); break;
+        case Stage::local: local(l, st.index); break;
+        case Stage::broadcast: broadcast(l, -1); break;
+        case Stage::pieces: broadcast(l, 0); break;
+        case Stage::pass_on: pass_on(l); break;
       }
-    // The families: code nodes congruent mod q form a sub-torus dilated by
-    // f·q (Lemma 5.16); each gossips recursively, all in the same rounds.
-    std::vector<std::vector<long long>> families;
-    for (const auto& o : origins)
-      for (const auto& c : points(std::vector<int>(static_cast<std::size_t>(d_), q_)))
-        if (weight(c) == 0) {
-          std::vector<long long> origin(o);
-          for (int j = 0; j < d_; ++j) origin[static_cast<std::size_t>(j)] += f * c[static_cast<std::size_t>(j)];
-          families.push_back(std::move(origin));
-        }
-    std::vector<int> sub(m);
-    for (int& x : sub) x /= q_;
-    gossip(families, f * q_, sub);
-    // Local gossip among the code nodes: x -> x ± M^k e_i (Delmas & Pérennes §5.1.1 step 2).
-    for (const auto& round : local_rounds(d_)) {
-      b_.next_round();
-      for (const auto& o : origins)
-        for (const auto& y : grid)
-          if (weight(y) == 0)
-            for (const auto& path : round)
-              for (int sign : {1, -1}) b_.call(rank(o, f, y), route(path, sign, f));
     }
-    if (pieces_.empty()) {
-      // Final broadcast: every code node to its 2d neighbours.
-      b_.next_round();
-      for (const auto& o : origins)
-        for (const auto& y : grid)
-          if (weight(y) == 0)
-            for (int j = 0; j < d_; ++j)
-              for (int sign : {1, -1}) b_.call(rank(o, f, y), straight(j, sign, f));
-      return;
+    for (const auto& p : pending_) {
+      Transfer x;
+      x.port = routes_[p.slot].front();
+      x.peer = p.peer;
+      x.route = &routes_[p.slot];
+      x.ranges = ranges_[p.slot].get();
+      (p.send ? ops.sends : ops.recvs).push_back(x);
     }
-    // Delmas & Pérennes §6.1, the broadcast for large messages in two rounds. 3-a:
-    // each code node sends its neighbour y only the piece m_c(y). 3-b: every
-    // node that is not in the code passes that piece on to its 2d
-    // neighbours, and each code node sends m_0 to its own. A node and its 2d
-    // neighbours have all q weights (Lemma 6.2), so every node then holds
-    // all q pieces; each link carries a 1/q piece instead of everything.
-    b_.next_round();
-    for (const auto& o : origins)
-      for (const auto& y : grid)
-        if (weight(y) == 0)
-          for (int j = 0; j < d_; ++j)
-            for (int sign : {1, -1}) {
-              std::vector<int> z(y);
-              z[static_cast<std::size_t>(j)] += sign;
-              b_.call(rank(o, f, y), straight(j, sign, f), &pieces_[static_cast<std::size_t>(weight(z))]);
-            }
-    b_.next_round();
-    for (const auto& o : origins)
-      for (const auto& y : grid)
-        for (int j = 0; j < d_; ++j)
-          for (int sign : {1, -1})
-            b_.call(rank(o, f, y), straight(j, sign, f), &pieces_[static_cast<std::size_t>(weight(y))]);
   }
 
  private:
-  /// Bidirectional rings along each axis in turn (Juurlink, Rao & Sibeyn, approach 1);
-  /// the builder sends each rank only what its neighbour lacks, so step k
-  /// carries the blocks from k-1 steps away.
-  void rings(const std::vector<std::vector<long long>>& origins, long long f, const std::vector<int>& m) {
-    const auto grid = points(m);
-    for (int j = 0; j < d_; ++j)
-      for (int step = 0; step < m[static_cast<std::size_t>(j)] / 2; ++step) {
-        b_.next_round();
-        for (const auto& o : origins)
-          for (const auto& y : grid)
-            for (int sign : {1, -1}) b_.call(rank(o, f, y), straight(j, sign, f));
-      }
+  long long f(int l) const {
+    long long v = 1;
+    for (int i = 0; i < l; ++i) v *= s_.q_;
+    return v;
   }
-
-  int weight(const std::vector<int>& y) const {
+  int weight(const Point& y) const {
     long long w = 0;
-    for (int j = 0; j < d_; ++j) w += (j + 1) * static_cast<long long>(y[static_cast<std::size_t>(j)]);
-    return static_cast<int>(((w % q_) + q_) % q_);
+    for (std::size_t j = 0; j < y.size(); ++j) w += static_cast<long long>(j + 1) * y[j];
+    return static_cast<int>((w % s_.q_ + s_.q_) % s_.q_);
+  }
+  Point moved(Point p, int j, long long by) const {
+    const int n = s_.sides_[static_cast<std::size_t>(j)];
+    p[static_cast<std::size_t>(j)] = static_cast<int>(((p[static_cast<std::size_t>(j)] + by) % n + n) % n);
+    return p;
+  }
+  Rank rank_of(const Point& p) const {
+    Rank r = 0;
+    for (std::size_t j = 0; j < p.size(); ++j) r += static_cast<Rank>(p[j]) * t_.stride(s_.axes_[j]);
+    return r;
+  }
+  /// My code node at level l (I am not one): weight r <= d lies at -e_{r-1},
+  /// else at +e_{q-r-1}; the axis and the direction from me.
+  std::pair<int, int> towards_code(int l) const {
+    const int r = weight(level_[static_cast<std::size_t>(l)]);
+    return r <= s_.d_ ? std::pair{r - 1, -1} : std::pair{s_.q_ - r - 1, 1};
   }
 
-  static std::vector<std::vector<int>> points(const std::vector<int>& m) {
-    std::vector<std::vector<int>> out;
-    std::vector<int> y(m.size(), 0);
+  void unit(int l, const Point& p, std::vector<Rank>* out) const {
+    if (l == 0) {
+      out->push_back(rank_of(p));
+      return;
+    }
+    unit(l - 1, p, out);
+    for (int j = 0; j < s_.d_; ++j)
+      for (int sign : {1, -1}) unit(l - 1, moved(p, j, sign * f(l - 1)), out);
+  }
+  std::vector<Rank> sorted_unit(int l, const Point& p) const {
+    std::vector<Rank> u;
+    unit(l, p, &u);
+    std::sort(u.begin(), u.end());
+    return u;
+  }
+  /// The blocks of the level-l sub-torus through p: every unit of it (the
+  /// whole torus at level 0).
+  std::shared_ptr<const BlockRanges> everything(int l, const Point& p) const {
+    return held(s_.remembered(keyed(0, l, 0, key(l - 1, p), {}), [&] { return make_everything(l, p); }));
+  }
+  /// Keeps a shared set for the rest of the round, so that the other ranks'
+  /// programs stepped through the same round find it.
+  std::shared_ptr<const BlockRanges> held(std::shared_ptr<const BlockRanges> x) const {
+    touched_.push_back(x);
+    return x;
+  }
+  BlockRanges make_everything(int l, const Point& p) const {
+    if (l == 0) return {{0, t_.size()}};
+    std::vector<Rank> out;
+    const long long step = f(l);
+    Point z(p.size(), 0);
     while (true) {
-      out.push_back(y);
+      Point at = p;
+      for (std::size_t j = 0; j < p.size(); ++j) at = moved(at, static_cast<int>(j), step * z[j]);
+      unit(l, at, &out);
       std::size_t j = 0;
-      while (j < m.size() && ++y[j] == m[j]) y[j++] = 0;
-      if (j == m.size()) return out;
+      while (j < z.size() && ++z[j] == s_.sides_[j] / step) z[j++] = 0;
+      if (j == z.size()) break;
     }
+    std::sort(out.begin(), out.end());
+    return to_ranges(out);
   }
-
-  Rank rank(const std::vector<long long>& o, long long f, const std::vector<int>& y) const {
-    std::vector<int> c(static_cast<std::size_t>(t_.ndims()), 0);
-    for (int j = 0; j < d_; ++j) {
-      const int a = axes_[static_cast<std::size_t>(j)];
-      const long long n = t_.dim(a);
-      c[static_cast<std::size_t>(a)] = static_cast<int>(((o[static_cast<std::size_t>(j)] + f * y[static_cast<std::size_t>(j)]) % n + n) % n);
+  /// The blocks of piece w (Delmas & Pérennes §6.1: by the weight of a
+  /// block's own coordinates) among `blocks`.
+  BlockRanges piece(const BlockRanges& blocks, int w) const {
+    std::vector<Rank> out;
+    for (const auto& [lo, hi] : blocks)
+      for (Rank b = lo; b < hi; ++b) {
+        long long v = 0;
+        for (int j = 0; j < s_.d_; ++j) v += static_cast<long long>(j + 1) * t_.coord(b, s_.axes_[static_cast<std::size_t>(j)]);
+        if (v % s_.q_ == w) out.push_back(b);
+      }
+    return to_ranges(out);
+  }
+  /// A shared set less some blocks (sorted): the set itself where it holds
+  /// none of them, so that the calls of a round share it.
+  static std::shared_ptr<const BlockRanges> less(const std::shared_ptr<const BlockRanges>& a,
+                                                 const std::vector<Rank>& b) {
+    bool meets = false;
+    for (Rank x : b) {
+      const auto it = std::upper_bound(a->begin(), a->end(), std::pair<Rank, Rank>{x, t_max()});
+      meets = meets || (it != a->begin() && std::prev(it)->second > x);
     }
-    return t_.rank(c);
+    return meets ? std::make_shared<const BlockRanges>(less(*a, b)) : a;
   }
-
-  std::vector<Port> straight(int j, int sign, long long f) const {
-    return std::vector<Port>(static_cast<std::size_t>(f), make_port(axes_[static_cast<std::size_t>(j)], sign > 0));
-  }
-
-  std::vector<Port> route(const Segments& path, int sign, long long f) const {
-    std::vector<Port> out;
-    for (const auto& seg : path) {
-      const int len = seg.second * sign;
-      const Port p = make_port(axes_[static_cast<std::size_t>(seg.first)], len > 0);
-      out.insert(out.end(), static_cast<std::size_t>(std::abs(len) * f), p);
+  static constexpr Rank t_max() { return std::numeric_limits<Rank>::max(); }
+  /// Ranges less some blocks (sorted).
+  static BlockRanges less(const BlockRanges& a, const std::vector<Rank>& b) {
+    BlockRanges out;
+    std::size_t i = 0;
+    for (auto [lo, hi] : a) {
+      while (i < b.size() && b[i] < lo) ++i;
+      for (; i < b.size() && b[i] < hi; ++i) {
+        if (b[i] > lo) out.emplace_back(lo, b[i]);
+        lo = b[i] + 1;
+      }
+      if (lo < hi) out.emplace_back(lo, hi);
     }
     return out;
   }
+  std::vector<Port> straight(int j, int sign, long long dist) const {
+    return std::vector<Port>(static_cast<std::size_t>(dist), make_port(s_.axes_[static_cast<std::size_t>(j)], sign > 0));
+  }
+  std::vector<Port> route(const Segments& path, int sign, long long dist) const {
+    std::vector<Port> out;
+    for (const auto& seg : path) {
+      const int len = seg.second * sign;
+      out.insert(out.end(), static_cast<std::size_t>(std::abs(len) * dist),
+                 make_port(s_.axes_[static_cast<std::size_t>(seg.first)], len > 0));
+    }
+    return out;
+  }
+  Point walked(Point p, const Segments& path, int sign, long long dist) const {
+    for (const auto& seg : path) p = moved(p, seg.first, sign * seg.second * dist);
+    return p;
+  }
 
+  /// Concentration: a node outside the code sends its unit to its code node.
+  void concentrate(int l) {
+    if (depth_ == l) {
+      const auto [j, sign] = towards_code(l);
+      add(true, rank_of(moved(x_, j, sign * f(l))), straight(j, sign, f(l)), to_ranges(sorted_unit(l, x_)));
+      return;
+    }
+    for (int j = 0; j < s_.d_; ++j)
+      for (int sign : {1, -1}) {
+        const Point from = moved(x_, j, sign * f(l));
+        add(false, rank_of(from), straight(j, -sign, f(l)), to_ranges(sorted_unit(l, from)));
+      }
+  }
+
+  /// The last level's rings: a call carries, of each position the ring
+  /// simulation names, every unit of my sub-torus at that position along
+  /// axis j, anywhere on the axes before j, and where I am on those after.
+  void ring(int j, int step) {
+    const int L = s_.levels_;
+    const long long fl = f(L);
+    const int m = static_cast<int>(s_.sides_[static_cast<std::size_t>(j)] / fl);
+    const int p = level_[static_cast<std::size_t>(L)][static_cast<std::size_t>(j)];
+    const auto& calls = s_.ring_[static_cast<std::size_t>(j)][static_cast<std::size_t>(step)];
+    auto slab = [&](const std::vector<int>& positions) {
+      std::vector<Rank> out;
+      for (int at : positions) {
+        Point base = moved(x_, j, (at - p) * fl);
+        Point z(static_cast<std::size_t>(j), 0);
+        while (true) {
+          Point q = base;
+          for (int i = 0; i < j; ++i) q = moved(q, i, z[static_cast<std::size_t>(i)] * fl);
+          unit(L, q, &out);
+          int i = 0;
+          while (i < j && ++z[static_cast<std::size_t>(i)] == s_.sides_[static_cast<std::size_t>(i)] / fl) z[static_cast<std::size_t>(i++)] = 0;
+          if (i == j) break;
+        }
+      }
+      std::sort(out.begin(), out.end());
+      return to_ranges(out);
+    };
+    for (int side = 0; side < 2; ++side) {
+      const int sign = side == 0 ? 1 : -1;
+      const auto& mine = calls[static_cast<std::size_t>(p)][static_cast<std::size_t>(side)];
+      if (!mine.empty()) add(true, rank_of(moved(x_, j, sign * fl)), straight(j, sign, fl), slab(mine));
+      const int from = ((p - sign) % m + m) % m;
+      const auto& theirs = calls[static_cast<std::size_t>(from)][static_cast<std::size_t>(side)];
+      if (!theirs.empty()) add(false, rank_of(moved(x_, j, -sign * fl)), straight(j, sign, fl), slab(theirs));
+    }
+  }
+
+  /// The families a code node holds before local round k of level l: those
+  /// of p + f·v for v in B1 + M·B1 + ... (k terms), by a point of each.
+  std::vector<Point> families(int l, int k, const Point& p) const {
+    std::vector<Point> out{p};
+    const auto& rounds = LeeCodeSchedule::local_rounds(s_.d_);
+    for (int i = 0; i < k; ++i) {
+      std::vector<Point> more = out;
+      for (const auto& path : rounds[static_cast<std::size_t>(i)])
+        for (int sign : {1, -1})
+          for (const Point& q : out) more.push_back(walked(q, path, sign, f(l)));
+      out = std::move(more);
+    }
+    return out;
+  }
+  /// A family's key: its points agree modulo the next level's dilation
+  /// (l = -1: the whole torus).
+  Point key(int l, Point p) const {
+    const long long g = f(l + 1);
+    for (int& v : p) v = static_cast<int>(v % g);
+    return p;
+  }
+  static std::vector<long long> keyed(int kind, int l, int k, const Point& a, const Point& b) {
+    std::vector<long long> out{kind, l, k};
+    out.insert(out.end(), a.begin(), a.end());
+    out.push_back(-1);
+    out.insert(out.end(), b.begin(), b.end());
+    return out;
+  }
+  /// Piece w of the level-l sub-torus through p.
+  std::shared_ptr<const BlockRanges> piece_of(int l, const Point& p, int w) const {
+    return held(s_.remembered(keyed(1, l, w, key(l - 1, p), {}), [&] { return piece(*everything(l, p), w); }));
+  }
+  std::shared_ptr<const BlockRanges> holding_less(int l, int k, const Point& from, const Point& to) const {
+    return s_.remembered(keyed(2, l, k, key(l, from), key(l, to)), [&] { return make_holding_less(l, k, from, to); });
+  }
+  BlockRanges make_holding_less(int l, int k, const Point& from, const Point& to) const {
+    std::set<Point> theirs;
+    for (const Point& q : families(l, k, to)) theirs.insert(key(l, q));
+    BlockRanges out;
+    std::set<Point> seen;
+    for (const Point& q : families(l, k, from))
+      if (!theirs.count(key(l, q)) && seen.insert(key(l, q)).second) {
+        const auto blocks = everything(l + 1, q);
+        out.insert(out.end(), blocks->begin(), blocks->end());
+      }
+    std::sort(out.begin(), out.end());
+    BlockRanges merged;  // families' blocks are disjoint; adjacent runs join
+    for (const auto& x : out)
+      if (!merged.empty() && merged.back().second == x.first)
+        merged.back().second = x.second;
+      else
+        merged.push_back(x);
+    return merged;
+  }
+  /// Local round k: each code node calls p ± M^k e_i along the round's dipaths.
+  void local(int l, int k) {
+    if (depth_ == l) return;
+    const auto& round = LeeCodeSchedule::local_rounds(s_.d_)[static_cast<std::size_t>(k)];
+    for (const auto& path : round)
+      for (int sign : {1, -1}) {
+        const Point to = walked(x_, path, sign, f(l)), from = walked(x_, path, -sign, f(l));
+        add(true, rank_of(to), route(path, sign, f(l)), holding_less(l, k, x_, to));
+        add(false, rank_of(from), route(path, sign, f(l)), holding_less(l, k, from, x_));
+      }
+  }
+
+  /// The broadcast: every code node sends each neighbour what it lacks
+  /// (`piece_of` < 0), or only its piece of it (§6.1's 3-a: the piece of the
+  /// neighbour's weight).
+  void broadcast(int l, int split) {
+    const bool pieces = split >= 0;
+    if (depth_ == l) {
+      const auto [j, sign] = towards_code(l);
+      const int w = weight(level_[static_cast<std::size_t>(l)]);
+      auto blocks = less(pieces ? piece_of(l, x_, w) : everything(l, x_), sorted_unit(l, x_));
+      add(false, rank_of(moved(x_, j, sign * f(l))), straight(j, -sign, f(l)), std::move(blocks));
+      return;
+    }
+    for (int j = 0; j < s_.d_; ++j)
+      for (int sign : {1, -1}) {
+        const Point to = moved(x_, j, sign * f(l));
+        const int w = ((sign * (j + 1)) % s_.q_ + s_.q_) % s_.q_;
+        add(true, rank_of(to), straight(j, sign, f(l)),
+            less(pieces ? piece_of(l, x_, w) : everything(l, x_), sorted_unit(l, to)));
+      }
+  }
+
+  /// §6.1's 3-b: every node passes its own weight's piece on to its
+  /// neighbours outside the code, less what they hold.
+  void pass_on(int l) {
+    const int w = depth_ == l ? weight(level_[static_cast<std::size_t>(l)]) : 0;
+    for (int j = 0; j < s_.d_; ++j)
+      for (int sign : {1, -1}) {
+        const int other = ((w + sign * (j + 1)) % s_.q_ + s_.q_) % s_.q_;
+        const Point next = moved(x_, j, sign * f(l));
+        if (other != 0) add(true, rank_of(next), straight(j, sign, f(l)), less(piece_of(l, x_, w), sorted_unit(l, next)));
+        if (w != 0) add(false, rank_of(next), straight(j, -sign, f(l)), less(piece_of(l, x_, other), sorted_unit(l, x_)));
+      }
+  }
+
+  /// A send or receive along `route` from its sender; none where it
+  /// carries nothing.
+  void add(bool send, Rank peer, std::vector<Port> route, BlockRanges blocks) {
+    add(send, peer, std::move(route), std::make_shared<const BlockRanges>(std::move(blocks)));
+  }
+  void add(bool send, Rank peer, std::vector<Port> route, std::shared_ptr<const BlockRanges> blocks) {
+    if (blocks->empty()) return;
+    if (routes_.size() <= used_) {
+      routes_.resize(used_ + 1);
+      ranges_.resize(used_ + 1);
+    }
+    routes_[used_] = std::move(route);
+    ranges_[used_] = std::move(blocks);
+    pending_.push_back({send, peer, used_++});
+  }
+
+  struct Pending {
+    bool send;
+    Rank peer;
+    std::size_t slot;
+  };
+  const LeeCodeSchedule& s_;
   const Torus& t_;
-  const std::vector<int>& axes_;
-  int d_, q_;
-  GossipBuilder& b_;
-  std::vector<std::vector<std::uint64_t>> pieces_;  ///< §6's q pieces as block masks; empty: no split
+  Point x_;                   ///< my coordinates on the active axes
+  std::vector<Point> level_;  ///< my coordinates in my sub-torus, level by level
+  int depth_ = 0;             ///< the last level I take part in
+  std::size_t round_ = 0, used_ = 0;
+  std::vector<std::vector<Port>> routes_;
+  std::vector<std::shared_ptr<const BlockRanges>> ranges_;
+  std::vector<Pending> pending_;
+  mutable std::vector<std::shared_ptr<const BlockRanges>> touched_;
 };
 
-}  // namespace
+std::shared_ptr<const BlockRanges> LeeCodeSchedule::remembered(const std::vector<long long>& key,
+                                                               const std::function<BlockRanges()>& make) const {
+  {
+    const std::lock_guard<std::mutex> lock(memo_mutex_);
+    if (auto it = memo_.find(key); it != memo_.end())
+      if (auto held = it->second.lock()) return held;
+  }
+  auto made = std::make_shared<const BlockRanges>(make());
+  const std::lock_guard<std::mutex> lock(memo_mutex_);
+  if (memo_.size() >= 1024)  // forget what no program holds any more
+    for (auto it = memo_.begin(); it != memo_.end();) it = it->second.expired() ? memo_.erase(it) : std::next(it);
+  memo_[key] = made;
+  return made;
+}
 
-std::string LeeCodeSchedule::shape_not_applicable(const Torus& torus, bool large) {
+std::unique_ptr<RankProgram> LeeCodeSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }
+
+std::string LeeCodeSchedule::not_applicable(const Torus& torus, bool large) {
   const auto axes = torus.active_axes();
   const int d = static_cast<int>(axes.size());
   if (d < 1 || d > 3) return "needs 1 to 3 sides > 1 (the perfect Lee codes used are for d <= 3)";
@@ -252,61 +471,71 @@ std::string LeeCodeSchedule::shape_not_applicable(const Torus& torus, bool large
   return {};
 }
 
-std::string LeeCodeSchedule::not_applicable(const Torus& torus, bool large) {
-  if (std::string why = shape_not_applicable(torus, large); !why.empty()) return why;
-  if (torus.size() > kMaxRanks)
-    return "keeps its calls' block ranges: at most " + std::to_string(kMaxRanks) +
-           " ranks (tg-plan checks up to " + std::to_string(kMaxStreamedRanks) + " without keeping them)";
-  return {};
+void LeeCodeSchedule::add_stages(int level) {
+  if (level == levels_) {
+    for (int j = 0; j < d_; ++j)
+      for (std::size_t step = 0; step < ring_[static_cast<std::size_t>(j)].size(); ++step)
+        stages_.push_back({Stage::ring, level, j, static_cast<int>(step)});
+    return;
+  }
+  stages_.push_back({Stage::concentrate, level});
+  add_stages(level + 1);
+  for (std::size_t k = 0; k < local_rounds(d_).size(); ++k) stages_.push_back({Stage::local, level, static_cast<int>(k)});
+  if (large_) {
+    stages_.push_back({Stage::pieces, level});
+    stages_.push_back({Stage::pass_on, level});
+  } else {
+    stages_.push_back({Stage::broadcast, level});
+  }
 }
 
-std::string LeeCodeSchedule::not_streamable(const Torus& torus, bool large) {
-  if (std::string why = shape_not_applicable(torus, large); !why.empty()) return why;
-  if (torus.size() > kMaxStreamedRanks)
-    return "generates its calls with P x P bits: at most " + std::to_string(kMaxStreamedRanks) + " ranks";
-  return {};
-}
-
-LeeCodeSchedule::Streamed LeeCodeSchedule::generate(const Torus& torus, bool large, GossipBuilder& b) {
-  const std::vector<int> axes = torus.active_axes();
-  const int d = static_cast<int>(axes.size());
-  const int q = 2 * d + 1;
-  std::vector<int> m;
-  for (int a : axes) m.push_back(torus.dim(a));
-  Streamed out;
-  count(m, d, 1, large, &out.rounds, &out.hops);
-  Generator(torus, axes, large, b).gossip({std::vector<long long>(static_cast<std::size_t>(d), 0)}, 1, m);
-  const char* code = d == 3 ? "x1 + 2x2 + 3x3 ≡ 0 (mod 7)" : d == 2 ? "x1 + 2x2 ≡ 0 (mod 5)" : "x1 ≡ 0 (mod 3)";
-  int levels = 0;
-  for (std::vector<int> x = m; divisible(x, q); ++levels)
-    for (int& v : x) v /= q;
-  out.construction = std::string("perfect Lee code ") + code + ", " + std::to_string(levels) + " level" +
-                     (levels == 1 ? "" : "s") + " of concentration, " + std::to_string(d - 1) + " local gossip round" +
-                     (d == 2 ? "" : "s") + " and broadcast" +
-                     (large ? std::string(" in two rounds of ") + std::to_string(q) + " coloured pieces (§6)" : "");
-  return out;
-}
-
-LeeCodeSchedule::Streamed LeeCodeSchedule::stream(const Torus& torus, bool large, const GossipBuilder::Sink& sink) {
-  if (std::string why = not_streamable(torus, large); !why.empty())
-    throw std::invalid_argument(std::string(large ? "lee-code-large" : "lee-code") + ": " + why);
-  GossipBuilder b(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
-  b.stream_to(sink);
-  Streamed out = generate(torus, large, b);
-  b.finish();
-  return out;
-}
-
-LeeCodeSchedule::LeeCodeSchedule(const Torus& torus, bool large)
-    : ExplicitSchedule(torus), large_(large) {
+LeeCodeSchedule::LeeCodeSchedule(const Torus& torus, bool large) : Schedule(torus), large_(large) {
   if (std::string why = not_applicable(torus, large); !why.empty())
     throw std::invalid_argument(std::string(name()) + ": " + why);
-  GossipBuilder b(torus.size(), [&torus](Rank r, Port p) { return torus.neighbor(r, p); });
-  Streamed claims = generate(torus, large, b);
-  set_calls(b.finish());
-  rounds_ = claims.rounds;
-  hops_ = claims.hops;
-  construction_ = std::move(claims.construction);
+  axes_ = torus.active_axes();
+  d_ = static_cast<int>(axes_.size());
+  q_ = 2 * d_ + 1;
+  for (int a : axes_) sides_.push_back(torus.dim(a));
+  count(sides_, d_, 1, large, &rounds_, &hops_);
+  std::vector<int> m = sides_;
+  for (; divisible(m, q_); ++levels_)
+    for (int& v : m) v /= q_;
+  // The last level's rings along each axis in turn, each ring of m_j
+  // positions simulated once: a call carries what its caller holds and its
+  // callee neither holds nor gets earlier in the step, in the order of the
+  // positions, + before -.
+  for (int j = 0; j < d_; ++j) {
+    const int n = m[static_cast<std::size_t>(j)];
+    std::vector<std::vector<char>> held(static_cast<std::size_t>(n), std::vector<char>(static_cast<std::size_t>(n), 0));
+    for (int p = 0; p < n; ++p) held[static_cast<std::size_t>(p)][static_cast<std::size_t>(p)] = 1;
+    ring_.emplace_back();
+    for (int step = 0; step < n / 2; ++step) {
+      auto coming = std::vector<std::vector<char>>(static_cast<std::size_t>(n), std::vector<char>(static_cast<std::size_t>(n), 0));
+      std::vector<std::array<std::vector<int>, 2>> calls(static_cast<std::size_t>(n));
+      for (int p = 0; p < n; ++p)
+        for (int side = 0; side < 2; ++side) {
+          const int to = ((p + (side == 0 ? 1 : -1)) % n + n) % n;
+          for (int b = 0; b < n; ++b)
+            if (held[static_cast<std::size_t>(p)][static_cast<std::size_t>(b)] && !held[static_cast<std::size_t>(to)][static_cast<std::size_t>(b)] &&
+                !coming[static_cast<std::size_t>(to)][static_cast<std::size_t>(b)]) {
+              coming[static_cast<std::size_t>(to)][static_cast<std::size_t>(b)] = 1;
+              calls[static_cast<std::size_t>(p)][static_cast<std::size_t>(side)].push_back(b);
+            }
+        }
+      for (int p = 0; p < n; ++p)
+        for (int b = 0; b < n; ++b) held[static_cast<std::size_t>(p)][static_cast<std::size_t>(b)] |= coming[static_cast<std::size_t>(p)][static_cast<std::size_t>(b)];
+      ring_.back().push_back(std::move(calls));
+    }
+  }
+  add_stages(0);
+  if (static_cast<long long>(stages_.size()) != rounds_)
+    throw std::logic_error(std::string(name()) + ": " + std::to_string(stages_.size()) + " stages for " +
+                           std::to_string(rounds_) + " rounds");
+  const char* code = d_ == 3 ? "x1 + 2x2 + 3x3 ≡ 0 (mod 7)" : d_ == 2 ? "x1 + 2x2 ≡ 0 (mod 5)" : "x1 ≡ 0 (mod 3)";
+  construction_ = std::string("perfect Lee code ") + code + ", " + std::to_string(levels_) + " level" +
+                  (levels_ == 1 ? "" : "s") + " of concentration, " + std::to_string(d_ - 1) + " local gossip round" +
+                  (d_ == 2 ? "" : "s") + " and broadcast" +
+                  (large ? std::string(" in two rounds of ") + std::to_string(q_) + " coloured pieces (§6)" : "");
 }
 
 }  // namespace torusgather

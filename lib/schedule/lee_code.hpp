@@ -5,56 +5,78 @@
 // The large-message variant (§6) splits each broadcast into two rounds.
 #pragma once
 
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "schedule/explicit.hpp"
+#include "schedule/schedule.hpp"
 
 namespace torusgather {
 
-class LeeCodeSchedule final : public ExplicitSchedule {
+/// Each rank makes its own calls from where it sits in the recursion: the
+/// levels at which it is a code node, its code node, its families. What a
+/// call carries is a union of the units of the level (a node's ball at the
+/// level below, q^level blocks), enumerated for that call alone.
+class LeeCodeSchedule final : public Schedule {
  public:
   /// Throws std::invalid_argument if not_applicable(torus) is not empty.
   /// `large`: Delmas & Pérennes §6's variant for large messages, every broadcast
   /// split into two rounds that move 1/(2d+1) of the data per link.
   explicit LeeCodeSchedule(const Torus& torus, bool large = false);
   /// d = number of sides > 1 must be 1, 2 or 3, each such side a multiple
-  /// of q = 2d+1, and P at most kMaxRanks (the calls are built with P x P bits).
-  /// `large` also declines the ring of 3, where every piece is the block
-  /// its receiver already holds (§6's first round would be empty).
+  /// of q = 2d+1. `large` also declines the ring of 3, where every piece is
+  /// the block its receiver already holds (§6's first round would be empty).
   static std::string not_applicable(const Torus& torus, bool large = false);
-  static constexpr long long kMaxRanks = 16384;
 
-  /// Tori of more than kMaxRanks ranks (Delmas & Pérennes §5.2's 49x49x49, 117649
-  /// ranks) cannot keep their calls: the ranges of one local gossip round
-  /// alone would take tens of GB. They are generated and handed to a sink
-  /// one by one, for CallChecker, and no schedule is built. The builder
-  /// still keeps P x P bits twice: P^2/4 bytes, up to kMaxStreamedRanks.
-  static constexpr long long kMaxStreamedRanks = 131072;
-  struct Streamed {
-    long long rounds = 0;  ///< as the construction's formula gives them
-    long long hops = 0;    ///< the claimed sum of the rounds' longest dipaths
-    std::string construction;
-  };
-  /// Empty if stream() applies: the shapes of not_applicable(), up to
-  /// kMaxStreamedRanks ranks.
-  static std::string not_streamable(const Torus& torus, bool large = false);
-  /// Generates the calls of the schedule for `torus` into `sink` in the
-  /// order of the rounds, keeping none of them. Throws std::invalid_argument
-  /// if not_streamable(torus) is not empty.
-  static Streamed stream(const Torus& torus, bool large, const GossipBuilder::Sink& sink);
+  /// A dipath as segments (axis index among the active axes, signed
+  /// length), walked in order; the dipath of -u walks them negated.
+  using Segments = std::vector<std::pair<int, int>>;
+  /// The local gossip rounds x -> x + M^k B1 (k = 1 .. d-1) among the code
+  /// nodes, one dipath per ±u of M^k B1 (Delmas & Pérennes §5.1.3 for d = 3).
+  static const std::vector<std::vector<Segments>>& local_rounds(int d);
 
   const char* name() const override { return large_ ? "lee-code-large" : "lee-code"; }
   long long rounds() const override { return rounds_; }
+  int colours() const override { return 1; }
+  std::unique_ptr<RankProgram> program(Rank r) const override;
+  bool routed_calls_only() const override { return true; }
   int claimed_max_link_messages_per_round() const override { return 1; }
   long long claimed_hops_sum() const override { return hops_; }
   std::string construction() const override { return construction_; }
 
  private:
-  static std::string shape_not_applicable(const Torus& torus, bool large);
-  /// Makes the calls into `b`; returns the claims and the description.
-  static Streamed generate(const Torus& torus, bool large, GossipBuilder& b);
+  class Program;
+  /// One round: the level's concentration, a ring step of the last level,
+  /// a local gossip round, or the broadcast (one round, or §6's 3-a and 3-b).
+  struct Stage {
+    enum Kind { concentrate, ring, local, broadcast, pieces, pass_on } kind;
+    int level = 0;
+    int index = 0;  ///< ring: the axis; local: the round k - 1
+    int step = 0;   ///< ring: the step
+  };
+  void add_stages(int level);
+  /// What programs share (a sub-torus' blocks, their pieces, a local
+  /// round's message between two families), made when first asked and
+  /// kept while a program holds it: the simulator's P programs ask for the
+  /// same few in each round; a rank alone keeps none past its round.
+  std::shared_ptr<const BlockRanges> remembered(const std::vector<long long>& key,
+                                                const std::function<BlockRanges()>& make) const;
+  mutable std::mutex memo_mutex_;
+  mutable std::map<std::vector<long long>, std::weak_ptr<const BlockRanges>> memo_;
   bool large_ = false;  ///< §6's split broadcast
+  std::vector<int> axes_;
+  int d_ = 0, q_ = 0, levels_ = 0;
+  std::vector<int> sides_;  ///< the active sides
+  /// The last level's ring steps: for each axis, step and position, what the
+  /// + and - calls carry, as positions along the ring (the builder's order:
+  /// positions ascending, + before -, no block twice).
+  std::vector<std::vector<std::vector<std::array<std::vector<int>, 2>>>> ring_;
+  std::vector<Stage> stages_;
   long long rounds_ = 0;
   long long hops_ = 0;
   std::string construction_;

@@ -6,9 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "schedule/explicit.hpp"
 #include "schedule/schedule.hpp"
 #include "simulate/simulate.hpp"
 #include "topology/torus.hpp"
@@ -45,4 +49,42 @@ inline torusgather::SimulationReport expect_stepped_and_proved(const torusgather
   EXPECT_DOUBLE_EQ(proof.max_link_blocks_per_round, rep.max_link_blocks_per_round);
   EXPECT_DOUBLE_EQ(proof.volume_per_rank_blocks, rep.volume_per_rank_blocks);
   return rep;
+}
+
+/// The calls every rank's program sends, round by round (routed schedules).
+inline std::vector<std::vector<torusgather::Call>> calls_of_programs(const torusgather::Schedule& s) {
+  using namespace torusgather;
+  std::vector<std::unique_ptr<RankProgram>> programs;
+  for (Rank r = 0; r < s.torus().size(); ++r) programs.push_back(s.program(r));
+  std::vector<std::vector<Call>> out(static_cast<std::size_t>(s.rounds()));
+  RoundOps ops;
+  for (auto& round : out)
+    for (Rank r = 0; r < s.torus().size(); ++r) {
+      programs[static_cast<std::size_t>(r)]->next_round(ops);
+      for (const Transfer& x : ops.sends) round.push_back(Call{r, x.peer, *x.route, *x.ranges, x.piece.colour});
+    }
+  return out;
+}
+
+/// Every rank's program makes exactly the calls `want` (a construction
+/// derived for all ranks at once), round by round: each call sent by its
+/// caller and received by its callee, with the same route and blocks.
+inline void expect_programs_make(const torusgather::Schedule& s,
+                                 const std::vector<std::vector<torusgather::Call>>& want) {
+  using namespace torusgather;
+  ASSERT_EQ(static_cast<long long>(want.size()), s.rounds());
+  std::vector<std::unique_ptr<RankProgram>> programs;
+  for (Rank r = 0; r < s.torus().size(); ++r) programs.push_back(s.program(r));
+  RoundOps ops;
+  for (std::size_t round = 0; round < want.size(); ++round) {
+    std::multiset<std::tuple<Rank, Rank, std::vector<Port>, BlockRanges>> made, built, received;
+    for (const Call& call : want[round]) built.insert({call.from, call.to, call.route, call.ranges});
+    for (Rank r = 0; r < s.torus().size(); ++r) {
+      programs[static_cast<std::size_t>(r)]->next_round(ops);
+      for (const Transfer& x : ops.sends) made.insert({r, x.peer, *x.route, *x.ranges});
+      for (const Transfer& x : ops.recvs) received.insert({x.peer, r, *x.route, *x.ranges});
+    }
+    ASSERT_EQ(made, built) << s.name() << " on " << s.torus().to_string() << ", round " << round + 1;
+    ASSERT_EQ(received, built) << s.name() << " on " << s.torus().to_string() << ", round " << round + 1;
+  }
 }
