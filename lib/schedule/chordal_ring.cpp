@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "schedule/phases.hpp"
+#include "schedule/round_calls.hpp"
 
 namespace torusgather {
 namespace {
@@ -402,16 +403,16 @@ class ChordalRingSchedule::Program final : public RankProgram {
   }
 
   void next_round(RoundOps& ops) override {
-    ops.clear();
+    calls_.clear();
     const long long t = round_++, D = s_.depth_, G = s_.gossip_rounds_;
     if (t < D) {
       for (const HalvingCall& call : tree_)
         if (call.depth == D - 1 - t) {
           const bool send = self_ == call.callee;
-          add(ops, send, send ? call.root : call.callee, along(call.callee, call.root), {{call.lo, call.hi}});
+          calls_.add(send, send ? call.root : call.callee, along(call.callee, call.root), BlockRanges{{call.lo, call.hi}});
         }
     } else if (t < D + G) {
-      gossip(static_cast<int>(t - D), ops);
+      gossip(static_cast<int>(t - D));
     } else if (t < 2 * D + G) {
       for (const HalvingCall& call : tree_)
         if (call.depth == t - D - G) {
@@ -419,13 +420,14 @@ class ChordalRingSchedule::Program final : public RankProgram {
           if (call.lo > 0) rest.emplace_back(0, call.lo);
           if (call.hi < s_.n_) rest.emplace_back(call.hi, s_.n_);
           const bool send = self_ == call.root;
-          add(ops, send, send ? call.callee : call.root, along(call.root, call.callee), std::move(rest));
+          calls_.add(send, send ? call.callee : call.root, along(call.root, call.callee), std::move(rest));
         }
     }
+    calls_.emit(ops);
   }
 
  private:
-  void gossip(int g, RoundOps& ops) {
+  void gossip(int g) {
     const int r = static_cast<int>(s_.comps_.size());
     if (self_ != s_.comps_[static_cast<std::size_t>(comp_)].acc) return;
     const auto [first, second] = gossip_pair(r, g, comp_);
@@ -443,8 +445,8 @@ class ChordalRingSchedule::Program final : public RankProgram {
     const Rank peer = s_.comps_[static_cast<std::size_t>(other)].acc;
     const NodeIntervals held = gossip_holding(r, g, comp_), theirs = gossip_holding(r, g, other);
     const BlockRanges out = labels(minus(held, theirs)), in = labels(minus(theirs, held));
-    if (!out.empty()) add(ops, true, peer, mine ? route->ports : reversed(route->ports), out);
-    if (!in.empty()) add(ops, false, peer, mine ? reversed(route->ports) : route->ports, in);
+    calls_.add(true, peer, mine ? route->ports : reversed(route->ports), out);
+    calls_.add(false, peer, mine ? reversed(route->ports) : route->ports, in);
   }
 
   /// The labels of runs of components: consecutive components are
@@ -456,26 +458,12 @@ class ChordalRingSchedule::Program final : public RankProgram {
     return out;
   }
 
-  /// A send (slot 0) or receive (slot 1) along `route` from its sender.
-  void add(RoundOps& ops, bool send, Rank peer, std::vector<Port> route, BlockRanges ranges) {
-    const std::size_t slot = send ? 0 : 1;
-    routes_[slot] = std::move(route);
-    ranges_[slot] = std::move(ranges);
-    Transfer x;
-    x.port = routes_[slot].front();
-    x.peer = peer;
-    x.route = &routes_[slot];
-    x.ranges = &ranges_[slot];
-    (send ? ops.sends : ops.recvs).push_back(x);
-  }
-
   const ChordalRingSchedule& s_;
   Rank self_;
   int comp_ = 0;
   std::vector<HalvingCall> tree_;
   long long round_ = 0;
-  std::vector<Port> routes_[2];
-  BlockRanges ranges_[2];
+  RoundCalls calls_;
 };
 
 std::unique_ptr<RankProgram> ChordalRingSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "schedule/ring_gossip.hpp"
+#include "schedule/round_calls.hpp"
 
 namespace torusgather {
 namespace {
@@ -277,23 +278,14 @@ class CubgosSchedule::Program final : public RankProgram {
   }
 
   void next_round(RoundOps& ops) override {
-    ops.clear();
-    used_ = 0;
-    pending_.clear();
-    if (round_ >= s_.stages_.size()) return;
-    const Stage& stage = s_.stages_[round_++];
-    if (stage.kind == Stage::merge) merge(stage);
-    if (stage.kind == Stage::gather) gather(stage);
-    if (stage.kind == Stage::chain) chain(stage);
-    // Transfers point into routes_ and ranges_, which stop growing here.
-    for (const auto& p : pending_) {
-      Transfer x;
-      x.port = routes_[p.slot].front();
-      x.peer = p.peer;
-      x.route = &routes_[p.slot];
-      x.ranges = &ranges_[p.slot];
-      (p.send ? ops.sends : ops.recvs).push_back(x);
+    calls_.clear();
+    if (round_ < s_.stages_.size()) {
+      const Stage& stage = s_.stages_[round_++];
+      if (stage.kind == Stage::merge) merge(stage);
+      if (stage.kind == Stage::gather) gather(stage);
+      if (stage.kind == Stage::chain) chain(stage);
     }
+    calls_.emit(ops);
   }
 
  private:
@@ -310,7 +302,7 @@ class CubgosSchedule::Program final : public RankProgram {
       std::sort(blocks.begin(), blocks.end());
       const bool send = at == merge.from;
       const int other = seg + (send ? merge.to : merge.from);
-      add(send, t_.shift(self_, s_.axes_[0], other - rel_),
+      calls_.add(send, t_.shift(self_, s_.axes_[0], other - rel_),
           line(s_.axes_[0], merge.to > merge.from, std::abs(merge.to - merge.from)), to_ranges(blocks));
     }
   }
@@ -323,11 +315,11 @@ class CubgosSchedule::Program final : public RankProgram {
     const int s = stage.step;
     const bool left = s <= (stage.count - 1) / 2;
     // (direction, sender's offset from me in bridgeheads, label's offset from the sender)
-    add(true, t_.shift(self_, axis, g), line(axis, true, g), label(stage, 0, -(s - 1)));
-    add(false, t_.shift(self_, axis, -g), line(axis, true, g), label(stage, -1, -(s - 1)));
+    calls_.add(true, t_.shift(self_, axis, g), line(axis, true, g), label(stage, 0, -(s - 1)));
+    calls_.add(false, t_.shift(self_, axis, -g), line(axis, true, g), label(stage, -1, -(s - 1)));
     if (!left) return;
-    add(true, t_.shift(self_, axis, -g), line(axis, false, g), label(stage, 0, s - 1));
-    add(false, t_.shift(self_, axis, g), line(axis, false, g), label(stage, 1, s - 1));
+    calls_.add(true, t_.shift(self_, axis, -g), line(axis, false, g), label(stage, 0, s - 1));
+    calls_.add(false, t_.shift(self_, axis, g), line(axis, false, g), label(stage, 1, s - 1));
   }
 
   /// What the bridgehead `sender` steps from me along the stage's axis holds
@@ -377,7 +369,7 @@ class CubgosSchedule::Program final : public RankProgram {
       std::vector<Rank> lacking;
       std::set_difference(blocks.begin(), blocks.end(), held.begin(), held.end(), std::back_inserter(lacking));
       const int delta = call.plus == send ? call.dist : -call.dist;
-      add(send, t_.shift(self_, s_.axes_[0], delta), line(s_.axes_[0], call.plus, call.dist), to_ranges(lacking));
+      calls_.add(send, t_.shift(self_, s_.axes_[0], delta), line(s_.axes_[0], call.plus, call.dist), to_ranges(lacking));
     }
   }
 
@@ -420,24 +412,6 @@ class CubgosSchedule::Program final : public RankProgram {
     return o;
   }
 
-  /// A send or receive along `route` from its sender; none where it
-  /// carries nothing.
-  void add(bool send, Rank peer, std::vector<Port> route, BlockRanges ranges) {
-    if (ranges.empty()) return;
-    if (routes_.size() <= used_) {
-      routes_.resize(used_ + 1);
-      ranges_.resize(used_ + 1);
-    }
-    routes_[used_] = std::move(route);
-    ranges_[used_] = std::move(ranges);
-    pending_.push_back({send, peer, used_++});
-  }
-
-  struct Pending {
-    bool send;
-    Rank peer;
-    std::size_t slot;
-  };
   const CubgosSchedule& s_;
   const Torus& t_;
   Rank self_;
@@ -445,10 +419,8 @@ class CubgosSchedule::Program final : public RankProgram {
   long long sigma_ = 0;
   int offset_ = 0, rel_ = 0;
   Rank row_ = 0;  ///< my row's rank at x_0 = 0
-  std::size_t round_ = 0, used_ = 0;
-  std::vector<std::vector<Port>> routes_;
-  std::vector<BlockRanges> ranges_;
-  std::vector<Pending> pending_;
+  std::size_t round_ = 0;
+  RoundCalls calls_;
 };
 
 std::unique_ptr<RankProgram> CubgosSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "schedule/explicit.hpp"
+#include "schedule/round_calls.hpp"
 
 namespace torusgather {
 namespace {
@@ -25,15 +26,6 @@ int longest(const std::vector<Segments>& round) {
   return best;
 }
 
-bool divisible(const std::vector<int>& m, int q) {
-  bool all_one = true;
-  for (int x : m) {
-    if (x % q) return false;
-    all_one = all_one && x == 1;
-  }
-  return !all_one;
-}
-
 /// Rounds and hops (sum of each round's longest dipath) of the gossip on a
 /// sub-torus of shape m dilated by f, by the recursion of Delmas & Pérennes §5.2:
 /// concentration, the families' gossip, d-1 local rounds, broadcast
@@ -44,7 +36,7 @@ bool divisible(const std::vector<int>& m, int q) {
 /// one hop each: 5i rounds and 13/9·D δ on 7^i sides (Props. 6.3, 6.4).
 void count(const std::vector<int>& m, int d, long long f, bool split, long long* rounds, long long* hops) {
   const int q = 2 * d + 1;
-  if (divisible(m, q)) {
+  if (LeeCodeSchedule::code_divides(m, q)) {
     std::vector<int> sub(m);
     for (int& x : sub) x /= q;
     count(sub, d, f * q, split, rounds, hops);
@@ -60,6 +52,15 @@ void count(const std::vector<int>& m, int d, long long f, bool split, long long*
 }
 
 }  // namespace
+
+bool LeeCodeSchedule::code_divides(const std::vector<int>& sides, int q) {
+  bool all_one = true;
+  for (int x : sides) {
+    if (x % q) return false;
+    all_one = all_one && x == 1;
+  }
+  return !all_one;
+}
 
 /// d = 3: Delmas & Pérennes Definition 5.5 (M0) and the dipaths of §5.1.3,
 /// rounds 2-a and 2-b, copied from the paper (at most 5 hops, arc-disjoint).
@@ -105,11 +106,9 @@ class LeeCodeSchedule::Program final : public RankProgram {
   }
 
   void next_round(RoundOps& ops) override {
-    ops.clear();
-    pending_.clear();
+    calls_.clear();
     touched_.clear();
-    used_ = 0;
-    if (round_ >= s_.stages_.size()) return;
+    if (round_ >= s_.stages_.size()) return calls_.emit(ops);
     const Stage& st = s_.stages_[round_++];
     const int l = st.level;
     if (depth_ >= l) {
@@ -122,14 +121,7 @@ class LeeCodeSchedule::Program final : public RankProgram {
         case Stage::pass_on: pass_on(l); break;
       }
     }
-    for (const auto& p : pending_) {
-      Transfer x;
-      x.port = routes_[p.slot].front();
-      x.peer = p.peer;
-      x.route = &routes_[p.slot];
-      x.ranges = ranges_[p.slot].get();
-      (p.send ? ops.sends : ops.recvs).push_back(x);
-    }
+    calls_.emit(ops);
   }
 
  private:
@@ -352,14 +344,7 @@ class LeeCodeSchedule::Program final : public RankProgram {
         const auto blocks = everything(l + 1, q);
         out.insert(out.end(), blocks->begin(), blocks->end());
       }
-    std::sort(out.begin(), out.end());
-    BlockRanges merged;  // families' blocks are disjoint; adjacent runs join
-    for (const auto& x : out)
-      if (!merged.empty() && merged.back().second == x.first)
-        merged.back().second = x.second;
-      else
-        merged.push_back(x);
-    return merged;
+    return joined(std::move(out));  // families' blocks are disjoint
   }
   /// Local round k: each code node calls p ± M^k e_i along the round's dipaths.
   void local(int l, int k) {
@@ -407,36 +392,18 @@ class LeeCodeSchedule::Program final : public RankProgram {
       }
   }
 
-  /// A send or receive along `route` from its sender; none where it
-  /// carries nothing.
-  void add(bool send, Rank peer, std::vector<Port> route, BlockRanges blocks) {
-    add(send, peer, std::move(route), std::make_shared<const BlockRanges>(std::move(blocks)));
-  }
-  void add(bool send, Rank peer, std::vector<Port> route, std::shared_ptr<const BlockRanges> blocks) {
-    if (blocks->empty()) return;
-    if (routes_.size() <= used_) {
-      routes_.resize(used_ + 1);
-      ranges_.resize(used_ + 1);
-    }
-    routes_[used_] = std::move(route);
-    ranges_[used_] = std::move(blocks);
-    pending_.push_back({send, peer, used_++});
+  template <class Blocks>
+  void add(bool send, Rank peer, std::vector<Port> route, Blocks&& blocks) {
+    calls_.add(send, peer, std::move(route), std::forward<Blocks>(blocks));
   }
 
-  struct Pending {
-    bool send;
-    Rank peer;
-    std::size_t slot;
-  };
   const LeeCodeSchedule& s_;
   const Torus& t_;
   Point x_;                   ///< my coordinates on the active axes
   std::vector<Point> level_;  ///< my coordinates in my sub-torus, level by level
   int depth_ = 0;             ///< the last level I take part in
-  std::size_t round_ = 0, used_ = 0;
-  std::vector<std::vector<Port>> routes_;
-  std::vector<std::shared_ptr<const BlockRanges>> ranges_;
-  std::vector<Pending> pending_;
+  std::size_t round_ = 0;
+  RoundCalls calls_;
   mutable std::vector<std::shared_ptr<const BlockRanges>> touched_;
 };
 
@@ -498,7 +465,7 @@ LeeCodeSchedule::LeeCodeSchedule(const Torus& torus, bool large) : Schedule(toru
   for (int a : axes_) sides_.push_back(torus.dim(a));
   count(sides_, d_, 1, large, &rounds_, &hops_);
   std::vector<int> m = sides_;
-  for (; divisible(m, q_); ++levels_)
+  for (; LeeCodeSchedule::code_divides(m, q_); ++levels_)
     for (int& v : m) v /= q_;
   // The last level's rings along each axis in turn, each ring of m_j
   // positions simulated once: a call carries what its caller holds and its

@@ -33,6 +33,9 @@ class LeeCodeSchedule final : public Schedule {
   /// the block its receiver already holds (§6's first round would be empty).
   static std::string not_applicable(const Torus& torus, bool large = false);
 
+  /// Whether the code divides a sub-torus of these sides into another level
+  /// (every side a multiple of q, not all of them 1); else it runs rings.
+  static bool code_divides(const std::vector<int>& sides, int q);
   /// A dipath as segments (axis index among the active axes, signed
   /// length), walked in order; the dipath of -u walks them negated.
   using Segments = std::vector<std::pair<int, int>>;

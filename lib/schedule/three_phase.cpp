@@ -9,6 +9,7 @@
 
 #include "schedule/explicit.hpp"
 #include "schedule/phases.hpp"
+#include "schedule/round_calls.hpp"
 
 namespace torusgather {
 namespace {
@@ -88,13 +89,20 @@ class ThreePhaseSchedule::Program final : public RankProgram {
   }
 
   void next_round(RoundOps& ops) override {
-    ops.clear();
-    const long long t = round_++, D = s_.depth_, G = s_.gossip_rounds_;
+    calls_.clear();
+    next(round_++);
+    calls_.emit(ops);
+  }
+
+ private:
+  /// Round t (0-based): the tree reversed, the leaders' gossip, the tree.
+  void next(long long t) {
+    const long long D = s_.depth_, G = s_.gossip_rounds_;
     if (t < D) {
       for (const HalvingCall& call : tree_)
         if (call.depth == D - 1 - t) {
           const Rank root = s_.member(node_, call.root), callee = s_.member(node_, call.callee);
-          add(ops, self_ == callee, self_ == callee ? root : callee, s_.positions(node_, call.lo, call.hi));
+          add(self_ == callee, self_ == callee ? root : callee, s_.positions(node_, call.lo, call.hi));
         }
     } else if (t < D + G) {
       if (self_ != s_.member(node_, 0)) return;
@@ -104,48 +112,30 @@ class ThreePhaseSchedule::Program final : public RankProgram {
       const int other = first == node_ ? second : first;
       const Rank peer = s_.member(other, 0);
       const NodeIntervals held = gossip_holding(r, g, node_), theirs = gossip_holding(r, g, other);
-      add(ops, true, peer, ranks_of(minus(held, theirs)));
-      add(ops, false, peer, ranks_of(minus(theirs, held)));
+      add(true, peer, ranks_of(minus(held, theirs)));
+      add(false, peer, ranks_of(minus(theirs, held)));
     } else if (t < 2 * D + G) {
       for (const HalvingCall& call : tree_)
         if (call.depth == t - D - G) {
           const Rank root = s_.member(node_, call.root), callee = s_.member(node_, call.callee);
-          add(ops, self_ == root, self_ == root ? callee : root,
+          add(self_ == root, self_ == root ? callee : root,
               complement(s_.positions(node_, call.lo, call.hi), s_.torus().size()));
         }
     }
   }
 
- private:
   BlockRanges ranks_of(const NodeIntervals& nodes) const {
     BlockRanges out;
     for (const auto& [a, b] : nodes) {
       BlockRanges part = s_.ranks_of(a, b);
       out.insert(out.end(), part.begin(), part.end());
     }
-    std::sort(out.begin(), out.end());
-    BlockRanges merged;  // adjacent runs of different intervals join
-    for (const auto& x : out)
-      if (!merged.empty() && merged.back().second == x.first)
-        merged.back().second = x.second;
-      else
-        merged.push_back(x);
-    return merged;
+    return joined(std::move(out));
   }
 
-  /// A send (slot 0) or receive (slot 1) straight to or from `peer`; none
-  /// where it carries nothing.
-  void add(RoundOps& ops, bool send, Rank peer, BlockRanges ranges) {
-    if (ranges.empty()) return;
-    const std::size_t slot = send ? 0 : 1;
-    routes_[slot] = {static_cast<Port>(send ? peer : self_)};
-    ranges_[slot] = std::move(ranges);
-    Transfer x;
-    x.port = routes_[slot].front();
-    x.peer = peer;
-    x.route = &routes_[slot];
-    x.ranges = &ranges_[slot];
-    (send ? ops.sends : ops.recvs).push_back(x);
+  /// A call straight to or from `peer` (port p leads to rank p).
+  void add(bool send, Rank peer, BlockRanges ranges) {
+    calls_.add(send, peer, {static_cast<Port>(send ? peer : self_)}, std::move(ranges));
   }
 
   const ThreePhaseSchedule& s_;
@@ -153,8 +143,7 @@ class ThreePhaseSchedule::Program final : public RankProgram {
   int node_;
   std::vector<HalvingCall> tree_;
   long long round_ = 0;
-  std::vector<Port> routes_[2];
-  BlockRanges ranges_[2];
+  RoundCalls calls_;
 };
 
 std::unique_ptr<RankProgram> ThreePhaseSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }

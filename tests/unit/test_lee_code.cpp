@@ -137,15 +137,6 @@ namespace {
 
 using Segments = LeeCodeSchedule::Segments;
 
-bool divisible(const std::vector<int>& m, int q) {
-  bool all_one = true;
-  for (int x : m) {
-    if (x % q) return false;
-    all_one = all_one && x == 1;
-  }
-  return !all_one;
-}
-
 /// The construction on the whole torus at once, every call's blocks
 /// derived with every rank's holdings (GossipBuilder: what the caller holds
 /// and the callee lacks), as §5.1-5.2 and §6.1 describe it.
@@ -171,7 +162,7 @@ class Generator {
 
   /// Gossip on the sub-tori {o + f·y : y in Z_m} for every origin o, all at once.
   void gossip(const std::vector<std::vector<long long>>& origins, long long f, const std::vector<int>& m) {
-    if (!divisible(m, q_)) {
+    if (!LeeCodeSchedule::code_divides(m, q_)) {
       rings(origins, f, m);
       return;
     }
