@@ -140,8 +140,9 @@ def main():
         "without a schedule that grows with P "
         "(dim-rings; hamiltonian where a rule gives its cycles: 2D with even or equal sides, odd cubes; "
         "concentrate on sides up to 4096, bridgehead and bridgehead-coloured on sides up to 16, from one ring per side) and the "
-        "vendor's allgather; below, every algorithm (the other explicit schedules keep every rank's calls: "
-        "docs/design.md, \"Scale\"), partial-cycles only where its rounds alone do not put it behind three others.",
+        "vendor's allgather; below, every algorithm (the latency family's profiles are stepped through every "
+        "rank's program; what those schedules keep at 4096 and 10^6 ranks: docs/design.md, \"Scale\"), "
+        "partial-cycles only where its rounds alone do not put it behind three others.",
         "",
         "| torus | ranks | d | decision | auto's choices (block bytes: algorithm) | plan per rank: build / walk / bytes kept |",
         "|---|---|---|---|---|---|",
