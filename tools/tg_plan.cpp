@@ -619,14 +619,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tg-plan: %s\n", why.c_str());
       return 2;
     }
-    const auto* calls = dynamic_cast<const ExplicitSchedule*>(schedule.get());
-    if (method == "calls" && !calls) {
-      std::fprintf(stderr, "tg-plan: --method calls is for schedules given as calls (the latency family)\n");
+    if (method == "calls" && !schedule->routed_calls_only()) {
+      std::fprintf(stderr, "tg-plan: --method calls is for schedules made of routed calls (the latency family)\n");
       return 2;
     }
     const SimulationReport rep = method == "step-through" ? step_through(*schedule)
                                  : method == "structural" ? prove_structure(*schedule)
-                                 : method == "calls"      ? check_calls(*calls)
+                                 : method == "calls"      ? check_calls(*schedule)
                                                           : verify(*schedule);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     print_report(json, info->name, torus, schedule->construction(), schedule->colours(), claims_of(*schedule), rep,
