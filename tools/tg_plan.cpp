@@ -53,7 +53,7 @@ void usage(FILE* out) {
                "       tg-plan --list\n"
                "       tg-plan --table2 [--json]   (Meyer & Sibeyn's Table 2 from the constructed schedules)\n"
                "Builds the schedule, runs it on all P virtual ranks (step-through up to %lld ranks;\n"
-               "beyond, call by call for schedules given as calls, else the structural proof) and\n"
+               "beyond, call by call for schedules made of routed calls, else the structural proof) and\n"
                "reports rounds, link loads, route lengths and volume.\n"
                "Exit status 0 only if the schedule is complete and meets its claims.\n"
                "Algorithms: %s\n",

@@ -180,12 +180,10 @@ KnownPaths known_paths(long long n, int c) {
     if (auto it = known.find({n, c}); it != known.end()) return it->second;
   }
   KnownPaths found{Paths::none, nullptr};
-  if (ChordalRingSchedule::paper_routes(n, c)) {
+  if (ChordalRingSchedule::walk_paper_paths(n, c, nullptr)) {
     found.source = Paths::papers;
-  } else if (n <= ChordalRingSchedule::kMaxSearchedRanks) {
-    if (auto routes = ChordalRingSchedule::gossip_routes(n, c)) {
-      found = {Paths::searched, std::make_shared<const ChordalRingSchedule::Routes>(std::move(*routes))};
-    }
+  } else if (auto routes = ChordalRingSchedule::search_routes(n, c)) {
+    found = {Paths::searched, std::make_shared<const ChordalRingSchedule::Routes>(std::move(*routes))};
   }
   const std::lock_guard<std::mutex> lock(mutex);
   return known.emplace(std::pair{n, c}, std::move(found)).first->second;
@@ -265,29 +263,33 @@ std::optional<ChordalRingSchedule::Route> ChordalRingSchedule::paper_route(long 
   return route;
 }
 
-std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::paper_routes(long long n, int c) {
+bool ChordalRingSchedule::walk_paper_paths(long long n, int c, Routes* out) {
   const long long a = n / (c + 1), b = n % (c + 1);
   // §4.3.2 (a < b/2) says only "define an algorithm as in Section 4.1":
   // its path component's chords leave it out of step with the lanes below.
-  if (b != 0 && a < b / 2) return std::nullopt;
+  if (b != 0 && a < b / 2) return false;
   const auto comps = components(n, c);
-  Routes out{{}, true};
   std::vector<char> used(static_cast<std::size_t>(n + n / 2));
   for (const auto& round : complete_gossip(static_cast<int>(comps.size()))) {
     std::fill(used.begin(), used.end(), 0);
-    std::vector<Route> routes;
+    if (out) out->rounds.emplace_back();
     for (const auto& pr : round.pairs) {
       auto route = paper_route(n, c, comps, round.groups, pr.first, pr.second);
-      if (!route) return std::nullopt;
+      if (!route) return false;
       Rank u = route->from;
       for (Port p : route->ports) {
-        if (used[edge_of(n, c, u, p)]++) return std::nullopt;
+        if (used[edge_of(n, c, u, p)]++) return false;
         u = chord_ring_hop(n, c, u, p);
       }
-      routes.push_back(std::move(*route));
+      if (out) out->rounds.back().push_back(std::move(*route));
     }
-    out.rounds.push_back(std::move(routes));
   }
+  return true;
+}
+
+std::optional<ChordalRingSchedule::Routes> ChordalRingSchedule::paper_routes(long long n, int c) {
+  Routes out{{}, true};
+  if (!walk_paper_paths(n, c, &out)) return std::nullopt;
   return out;
 }
 

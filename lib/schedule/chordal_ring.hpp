@@ -64,6 +64,12 @@ class ChordalRingSchedule final : public Schedule {
   /// The paths of §4.1 (P) and §4.3.1 (P'), walked lane by lane; empty
   /// where they are not defined (§4.3.2) or not edge-disjoint.
   static std::optional<Routes> paper_routes(long long n, int c);
+  /// Edge-disjoint paths searched by negotiated congestion (up to
+  /// kMaxSearchedRanks); empty if the search fails.
+  static std::optional<Routes> search_routes(long long n, int c);
+  /// Walks the paper's paths round by round, keeping them in `out` if not
+  /// null: false where one leaves its lanes or two share an edge.
+  static bool walk_paper_paths(long long n, int c, Routes* out);
   /// The paper's path of one pair (first, second) of a gossip round with
   /// `groups` pseudo-components; empty where it leaves its lanes.
   static std::optional<Route> paper_route(long long n, int c, const std::vector<Component>& comps, int groups,
@@ -91,7 +97,6 @@ class ChordalRingSchedule final : public Schedule {
 
  private:
   class Program;
-  static std::optional<Routes> search_routes(long long n, int c);
   /// The searched paths of C(n, c), remembered with paths().
   static std::shared_ptr<const Routes> searched(long long n, int c);
   long long n_;

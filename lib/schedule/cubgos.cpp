@@ -356,7 +356,10 @@ class CubgosSchedule::Program final : public RankProgram {
       std::vector<std::pair<int, int>> rows(y_.size());
       for (std::size_t j = 1; j < y_.size(); ++j) rows[j] = {y_[j], g};
       const auto packet = ring_gossip::packet_run(s_.n0_, s_.params_.k, call.packet);
-      const auto own = s_.runs_[static_cast<std::size_t>(call.to)];
+      // The callee's run of phase 1 in its segment.
+      const int seg = call.to / s_.g0_ * s_.g0_;
+      const auto& run = s_.held_[static_cast<std::size_t>(call.to - seg)];
+      const std::pair<int, int> own{seg + run.first, seg + run.second};
       std::vector<Rank> blocks;
       std::vector<Rank> columns;
       for (int x = packet.first; x < packet.second; ++x) columns.push_back(column(x) - row_);
@@ -381,7 +384,8 @@ class CubgosSchedule::Program final : public RankProgram {
   }
 
   /// The blocks at the column offsets `columns` of every row that agrees with
-  /// (residue, modulus) on each further axis (modulus 0: equal).
+  /// (residue, modulus) on each further axis (modulus 0: equal); the sides of
+  /// 1 add nothing to a rank.
   void class_blocks(const std::vector<std::pair<int, int>>& rows, const std::vector<Rank>& columns,
                     std::vector<Rank>* out) const {
     std::vector<Rank> offs{0};
@@ -393,23 +397,14 @@ class CubgosSchedule::Program final : public RankProgram {
         for (int v = ((rows[j].first % mod) + mod) % mod; v < n; v += mod) more.push_back(o + v * t_.stride(axis));
       offs = std::move(more);
     }
-    // Columns are taken from my row; a row's base is its offset on the further axes.
-    const Rank mine = row_ - row_further();
     for (Rank o : offs)
-      for (Rank c : columns) out->push_back(mine + o + c);
+      for (Rank c : columns) out->push_back(o + c);
   }
 
   void all_columns(const std::vector<std::pair<int, int>>& rows, std::vector<Rank>* out) const {
     std::vector<Rank> columns;
     for (int x0 = 0; x0 < s_.n0_; ++x0) columns.push_back(static_cast<Rank>(x0) * t_.stride(s_.axes_[0]));
     class_blocks(rows, columns, out);
-  }
-
-  /// My row's offset on the further active axes.
-  Rank row_further() const {
-    Rank o = 0;
-    for (std::size_t j = 1; j < y_.size(); ++j) o += static_cast<Rank>(y_[j]) * t_.stride(s_.axes_[j]);
-    return o;
   }
 
   const CubgosSchedule& s_;
@@ -433,23 +428,16 @@ CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params) : Sche
   g0_ = n0_ / params_.a;
   // Phase 1 on one segment of g0, and what each merge's sender holds.
   merges_ = concentration(g0_, &leader_);
-  std::vector<std::pair<int, int>> run;
-  for (int i = 0; i < g0_; ++i) run.emplace_back(i, i + 1);
+  for (int i = 0; i < g0_; ++i) held_.emplace_back(i, i + 1);
   for (const auto& step : merges_) {
     merge_runs_.emplace_back();
-    for (const auto& m : step) merge_runs_.back().push_back(run[static_cast<std::size_t>(m.from)]);
+    for (const auto& m : step) merge_runs_.back().push_back(held_[static_cast<std::size_t>(m.from)]);
     for (const auto& m : step) {
-      auto& into = run[static_cast<std::size_t>(m.to)];
-      const auto& from = run[static_cast<std::size_t>(m.from)];
+      auto& into = held_[static_cast<std::size_t>(m.to)];
+      const auto& from = held_[static_cast<std::size_t>(m.from)];
       into = {std::min(into.first, from.first), std::max(into.second, from.second)};
     }
     stages_.push_back({Stage::merge, static_cast<int>(merge_runs_.size()) - 1});
-  }
-  for (const auto& seg : segments(n0_, params_.a)) {
-    std::vector<std::pair<int, int>> held;
-    int leader = 0;
-    concentration(seg.length, &leader, &held);
-    for (const auto& r : held) runs_.emplace_back(seg.start + r.first, seg.start + r.second);
   }
   // Phases 2 and 3: approach 1 among the bridgeheads of every row, then of
   // every line along each further axis.

@@ -108,7 +108,7 @@ class CubgosSchedule final : public Schedule {
   int n0_ = 0, g0_ = 0, leader_ = 0;
   std::vector<std::vector<ring_gossip::Merge>> merges_;
   std::vector<std::vector<std::pair<int, int>>> merge_runs_;  ///< what each merge's sender holds: offsets [first, second)
-  std::vector<std::pair<int, int>> runs_;                     ///< each ring position's run after phase 1
+  std::vector<std::pair<int, int>> held_;                     ///< each segment offset's run after phase 1
   std::vector<std::vector<std::vector<ring_gossip::ChainCall>>> chains_;
   std::vector<int> spacing_;  ///< phase 4's g, round by round
   std::vector<Stage> stages_;

@@ -37,18 +37,7 @@ class ExplicitProgram final : public RankProgram {
 };
 
 std::unique_ptr<RankProgram> ExplicitSchedule::program(Rank r) const {
-  calls();
   return std::make_unique<ExplicitProgram>(*this, r);
-}
-
-const std::vector<std::vector<Call>>& ExplicitSchedule::calls() const {
-  std::call_once(made_, [this] {
-    if (!make_) return;
-    auto made = make_();  // a throw leaves make_ for the next call to retry
-    make_ = nullptr;
-    const_cast<ExplicitSchedule*>(this)->set_calls(std::move(made));
-  });
-  return calls_;
 }
 
 void ExplicitSchedule::set_calls(std::vector<std::vector<Call>> calls) {

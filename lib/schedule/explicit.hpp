@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Routed schedules given by their full list of calls, and the builder that
-// derives what each call carries. For the latency family (Monakhova & Monakhov; Barrière, Cohen &
-// 004): few rounds, calls to ranks that need not be neighbours.
+// Routed schedules given by their full list of calls (hand-made ones in the
+// tests), and the builder that derives what each call carries from every
+// rank's holdings, P x P bits: the tests' oracle for the latency family,
+// whose programs make each rank's calls alone.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "schedule/schedule.hpp"
@@ -26,8 +26,8 @@ struct Call {
 };
 
 /// A schedule stored as its calls, round by round, and indexed by rank.
-/// Memory is O(calls + ranges): built once per communicator. Every call is a
-/// routed Transfer, also those of one hop.
+/// Memory is O(calls + ranges). Every call is a routed Transfer, also those
+/// of one hop.
 class ExplicitSchedule : public Schedule {
  public:
   /// Rounds as the construction's formula gives them; the simulator compares
@@ -36,16 +36,12 @@ class ExplicitSchedule : public Schedule {
   int colours() const override { return colours_; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
   bool routed_calls_only() const override { return true; }
-  /// The calls; a deferred list is made here, once.
-  const std::vector<std::vector<Call>>& calls() const;
+  const std::vector<std::vector<Call>>& calls() const { return calls_; }
 
  protected:
   using Schedule::Schedule;
   /// Takes the calls and indexes them by rank.
   void set_calls(std::vector<std::vector<Call>> calls);
-  /// The calls are made by `make` when first asked for (a program, calls()),
-  /// so that a schedule built only for its cost profile never makes them.
-  void defer_calls(std::function<std::vector<std::vector<Call>>()> make) { make_ = std::move(make); }
   /// Blocks cut into `colours` parts; each call carries the part it names.
   void set_colours(int colours) { colours_ = colours; }
 
@@ -56,10 +52,8 @@ class ExplicitSchedule : public Schedule {
     std::uint32_t index;
     bool send;
   };
-  mutable std::vector<std::vector<Call>> calls_;
-  mutable std::vector<std::vector<Ref>> by_rank_;
-  mutable std::function<std::vector<std::vector<Call>>()> make_;
-  mutable std::once_flag made_;
+  std::vector<std::vector<Call>> calls_;
+  std::vector<std::vector<Ref>> by_rank_;
   int colours_ = 1;
 };
 

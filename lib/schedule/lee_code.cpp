@@ -212,12 +212,11 @@ class LeeCodeSchedule::Program final : public RankProgram {
                                                  const std::vector<Rank>& b) {
     bool meets = false;
     for (Rank x : b) {
-      const auto it = std::upper_bound(a->begin(), a->end(), std::pair<Rank, Rank>{x, t_max()});
+      const auto it = std::upper_bound(a->begin(), a->end(), std::pair<Rank, Rank>{x, std::numeric_limits<Rank>::max()});
       meets = meets || (it != a->begin() && std::prev(it)->second > x);
     }
     return meets ? std::make_shared<const BlockRanges>(less(*a, b)) : a;
   }
-  static constexpr Rank t_max() { return std::numeric_limits<Rank>::max(); }
   /// Ranges less some blocks (sorted).
   static BlockRanges less(const BlockRanges& a, const std::vector<Rank>& b) {
     BlockRanges out;

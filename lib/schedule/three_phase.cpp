@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 #include "schedule/explicit.hpp"
@@ -54,6 +54,13 @@ int ThreePhaseSchedule::node_of_rank(Rank r) const {
   return node_[static_cast<std::size_t>(r)];
 }
 
+Rank ThreePhaseSchedule::position_of(Rank r, int k) const {
+  if (uniform_ || !starts_.empty()) return r - member(k, 0);
+  const auto first = order_.begin() + offsets_[static_cast<std::size_t>(k)];
+  const auto last = order_.begin() + offsets_[static_cast<std::size_t>(k) + 1];
+  return std::lower_bound(first, last, r) - first;  // ascending within a node
+}
+
 Rank ThreePhaseSchedule::node_size(int k) const {
   const Rank P = torus().size();
   if (uniform_) return std::min(P, (k + 1) * uniform_) - k * uniform_;
@@ -83,9 +90,7 @@ BlockRanges ThreePhaseSchedule::ranks_of(int a, int b) const {
 class ThreePhaseSchedule::Program final : public RankProgram {
  public:
   Program(const ThreePhaseSchedule& s, Rank self) : s_(s), self_(self), node_(s.node_of_rank(self)) {
-    Rank pos = 0;
-    while (s.member(node_, pos) != self) ++pos;
-    tree_ = halving_calls_of(0, s.node_size(node_), 0, pos);
+    tree_ = halving_calls_of(0, s.node_size(node_), 0, s.position_of(self, node_));
   }
 
   void next_round(RoundOps& ops) override {

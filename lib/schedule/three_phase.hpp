@@ -49,6 +49,8 @@ class ThreePhaseSchedule final : public Schedule {
   /// Node k's rank at position `pos` (0: its leader), and rank r's node.
   Rank member(int k, Rank pos) const;
   int node_of_rank(Rank r) const;
+  /// Rank r's position in its node k: O(1), O(log g) where nodes interleave.
+  Rank position_of(Rank r, int k) const;
   Rank node_size(int k) const;
   /// The ranks of positions [lo, hi) of node k, and of nodes [a, b).
   BlockRanges positions(int k, Rank lo, Rank hi) const;

@@ -79,7 +79,7 @@ class TorusBruckSchedule final : public Schedule {
 
   /// What a round puts on one line of its axis (every line carries the
   /// same): the most messages and blocks one direction of a link carries,
-  /// and the longest route. O(parts) on a ring, O(n · parts) on an open axis.
+  /// and the longest route. O(parts) on a ring, O(parts^2) on an open axis.
   struct Load {
     int messages = 0;
     double blocks = 0;

@@ -36,18 +36,16 @@ TEST(ChordalRing, ThreePhasesOnEveryChordUpTo160Ranks) {
       ASSERT_TRUE(rep.complete) << "C(" << n << ", " << c << ")\n" << all_errors(rep);
       EXPECT_EQ(rep.rounds, ChordalRingSchedule::formula_rounds(n, c));
       EXPECT_EQ(rep.max_link_messages_per_round, 1);
-      std::vector<std::unique_ptr<RankProgram>> programs;
-      for (Rank r = 0; r < n; ++r) programs.push_back(s.program(r));
-      RoundOps ops;
-      for (long long round = 1; round <= s.rounds(); ++round)
-        for (Rank me = 0; me < n; ++me) {
-          programs[static_cast<std::size_t>(me)]->next_round(ops);
-          std::set<Rank> partners;
-          for (const auto* side : {&ops.sends, &ops.recvs})
-            for (const Transfer& x : *side) partners.insert(x.peer);
-          EXPECT_LE(partners.size(), 1u) << "C(" << n << ", " << c << "): rank " << me << " talks to "
-                                         << partners.size() << " ranks in round " << round;
-        }
+      for (const auto& round : calls_of_programs(s)) {
+        std::vector<Rank> partner(static_cast<std::size_t>(n), -1);
+        for (const Call& call : round)
+          for (const auto& [me, other] : {std::pair{call.from, call.to}, std::pair{call.to, call.from}}) {
+            Rank& p = partner[static_cast<std::size_t>(me)];
+            EXPECT_TRUE(p == -1 || p == other) << "C(" << n << ", " << c << "): rank " << me << " talks to " << p
+                                               << " and " << other << " in one round";
+            p = other;
+          }
+      }
       ++built;
       divisible += n % (c + 1) == 0;
       const auto routes = ChordalRingSchedule::gossip_routes(n, c);
