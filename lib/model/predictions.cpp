@@ -31,6 +31,7 @@ bool params_for(const ModelContext& ctx, const AlgorithmInfo& info, long long bl
     build.round_ratio = ctx.tg_per_round / ctx.machine.alpha;
   }
   build.node_ranks = ctx.machine.node_ranks;
+  if (ctx.machine.inject_beta > 0) build.inject_ratio = ctx.machine.beta / ctx.machine.inject_beta;
   if (ctx.machine.alpha > 0 && ctx.machine.beta > 0) {
     // A candidate's time as select() predicts it, at the bucket's block size.
     const double bytes = ctx.machine.alpha / (ctx.machine.beta * build.r);

@@ -92,8 +92,8 @@ class DimRingsProgram final : public RankProgram {
 /// What balanced colours rotate over: every side > 1 as a line, except that
 /// a side of 2 with two links is paired, where it can be, with an even
 /// closed side without a shared link (a longer one first) into a plane, run
-/// as a lane.
-std::vector<Ring> units_of(const Torus& t) {
+/// as a lane, and with `snakes` two open axes are one snake.
+std::vector<Ring> units_of(const Torus& t, bool snakes) {
   const std::vector<int> axes = t.active_axes();
   std::vector<int> pair_of(static_cast<std::size_t>(t.ndims()), -1);
   std::vector<bool> used(static_cast<std::size_t>(t.ndims()), false);
@@ -109,6 +109,19 @@ std::vector<Ring> units_of(const Torus& t) {
         }
       if (used[static_cast<std::size_t>(e)]) break;
     }
+  }
+  // Open axes two by two (the longer first), the even side along the snake's rows.
+  std::vector<int> open;
+  for (int a : axes)
+    if (t.open(a) && !used[static_cast<std::size_t>(a)]) open.push_back(a);
+  std::stable_sort(open.begin(), open.end(), [&](int x, int y) { return t.dim(x) > t.dim(y); });
+  for (std::size_t i = 0; snakes && i + 1 < open.size(); ++i) {
+    int a = open[i], b = open[i + 1];
+    if (t.dim(a) % 2 != 0) std::swap(a, b);
+    if (t.dim(a) % 2 != 0 || used[static_cast<std::size_t>(b)]) continue;
+    pair_of[static_cast<std::size_t>(a)] = b;
+    used[static_cast<std::size_t>(a)] = used[static_cast<std::size_t>(b)] = true;
+    ++i;
   }
   std::vector<Ring> units;
   for (int a : axes) {
@@ -149,8 +162,8 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
     short_first_ = whole_ = false;
     shorts_.clear();
     rotated_ = axes_;
-    std::vector<Ring> units = units_of(torus);
-    bool planes = std::any_of(units.begin(), units.end(), [](const Ring& u) { return u.pair >= 0; });
+    std::vector<Ring> units = units_of(torus, params.snakes);
+    bool planes = std::any_of(units.begin(), units.end(), [&](const Ring& u) { return u.pair >= 0 && !u.snake(torus); });
     if (planes && 2 * units.size() > 16) {  // both lanes of every order would not fit: lines
       units.assign(axes_.begin(), axes_.end());
       planes = false;
@@ -163,7 +176,7 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
           AxisOrder order;
           for (std::size_t f = 0; f < d; ++f) {
             Ring u = units[(c + f) % d];
-            if (u.pair >= 0) u.lane = lane;
+            if (u.pair >= 0 && !u.snake(torus)) u.lane = lane;
             order.push_back(u);
           }
           if (reverse) std::reverse(order.begin(), order.end());
@@ -261,6 +274,7 @@ DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<Col
       most.sends += s.messages;
       most.recvs += s.messages;
       most.recv_blocks += s.messages * s.blocks;
+      most.moved_blocks += 2 * s.messages * s.blocks;
       continue;
     }
     if (lines_done >> s.axis & 1u) continue;
@@ -269,15 +283,17 @@ DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<Col
     // rank's place x, so its maximum lies where an interval starts or ends.
     const long long n = s.line;
     int sends = 0, recvs = 0;
-    double blocks = 0;
+    double blocks = 0, moved = 0;
     const auto place = [&](long long x) {
       if (x < 0 || x > n - 1) return;
       int out = 0, in = 0;
-      double got = 0;
+      double got = 0, sent = 0;
       for (const ColourStep& o : round) {
         if (o.line == 0 || o.axis != s.axis) continue;
         const LineStep does = line_step(n, o.step, x);
-        out += (does.to_plus ? 1 : 0) + (does.to_minus ? 1 : 0);
+        const int there = (does.to_plus ? 1 : 0) + (does.to_minus ? 1 : 0);
+        out += there;
+        sent += there * o.blocks;
         const int here = (does.from_minus ? 1 : 0) + (does.from_plus ? 1 : 0);
         in += here;
         got += here * o.blocks;
@@ -285,6 +301,7 @@ DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<Col
       sends = std::max(sends, out);
       recvs = std::max(recvs, in);
       blocks = std::max(blocks, got);
+      moved = std::max(moved, got + sent);
     };
     for (const long long x : {0LL, 1LL, n - 2, n - 1}) place(x);
     for (const ColourStep& o : round)
@@ -293,6 +310,7 @@ DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<Col
     most.sends += sends;
     most.recvs += recvs;
     most.recv_blocks += blocks;
+    most.moved_blocks += moved;
   }
   return most;
 }
@@ -308,7 +326,7 @@ Piece DimRingsSchedule::piece(int colour) const {
 }
 
 std::string DimRingsSchedule::to_string(const DimRingsParams& p) {
-  if (p.balanced) return "balanced";
+  if (p.balanced) return p.snakes ? "balanced,snake" : "balanced";
   return std::to_string(p.colours) + (p.whole_antipode ? ",whole" : ",halves") + (p.short_first ? ",short" : "");
 }
 
@@ -317,8 +335,8 @@ bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRin
   const int most = std::max<int>(1, static_cast<int>(axes.size()));
   int longs = 0;
   for (int a : axes) longs += torus.dim(a) > 2 ? 1 : 0;
-  if (text == "balanced") {
-    *out = DimRingsParams{0, false, false, true};
+  if (text == "balanced" || text == "balanced,snake") {
+    *out = DimRingsParams{0, false, false, true, text != "balanced"};
     return true;
   }
   const auto comma = text.find(',');
@@ -333,16 +351,17 @@ bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRin
   const long c = std::strtol(count.c_str(), &end, 10);
   if (count.empty() || *end != '\0' || c < 1 || c > limit || (how != "halves" && how != "whole")) {
     *why = "dim-rings parameters '" + text + "' are not 'C,halves' or 'C,whole', optionally with ',short', with " +
-           "1 <= C <= " + std::to_string(most) + " (the sides > 1; with ',short' the sides > 2), or 'balanced'";
+           "1 <= C <= " + std::to_string(most) + " (the sides > 1; with ',short' the sides > 2), 'balanced' or " +
+           "'balanced,snake'";
     return false;
   }
   *out = DimRingsParams{static_cast<int>(c), how == "whole", short_first, false};
   return true;
 }
 
-double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v, double r, double q) {
+double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v, double r, double q, double inject) {
   const DimRingsSchedule s(torus, v);
-  double total = 0;
+  double total = 0, moved = 0;
   long long current = 0;
   std::vector<ColourStep> steps;
   std::vector<double> dir[2];
@@ -352,6 +371,7 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
       link = std::max(link, ColourStep::busiest(torus, dir, a));
     const RankMost most = most_per_rank(steps);
     if (most.sends > 0) total += r * (1 + q * (most.sends + most.recvs - 2.0)) + (s.independent_colours() ? 0 : link);
+    moved += most.moved_blocks;
     steps.clear();
     for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
   };
@@ -365,9 +385,9 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
     step.add_load(dir);
   });
   flush();
-  // Streams: the links' time from the fluid model, the rounds' start-up
-  // as if they were in step.
-  return total + s.fluid_blocks();
+  // Streams: the links' time from the fluid model, or the limiter's, the
+  // rounds' start-up as if they were in step.
+  return total + std::max(s.fluid_blocks(), inject > 0 ? moved / inject : 0.0);
 }
 
 double DimRingsSchedule::balanced_floor(const Torus& torus, double r) {
@@ -377,7 +397,19 @@ double DimRingsSchedule::balanced_floor(const Torus& torus, double r) {
   return links == 0 ? 0 : static_cast<double>(rounds) * r + static_cast<double>(torus.size() - 1) / static_cast<double>(links);
 }
 
-std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool all_network, bool streams) {
+bool DimRingsSchedule::has_snake(const Torus& torus) {
+  const std::vector<Ring> units = units_of(torus, true);
+  return std::any_of(units.begin(), units.end(), [&](const Ring& u) { return u.snake(torus); });
+}
+
+DimRingsParams DimRingsSchedule::streams_variant(const Torus& torus, double r, double q, double inject) {
+  const DimRingsParams lines{0, false, false, true}, snakes{0, false, false, true, true};
+  if (!has_snake(torus)) return lines;
+  return model_cost(torus, snakes, r, q, inject) < model_cost(torus, lines, r, q, inject) ? snakes : lines;
+}
+
+std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool all_network, bool streams,
+                                   double inject) {
   const int most = std::max<int>(1, static_cast<int>(torus.active_axes().size()));
   const auto cost = [&](const DimRingsParams& v) { return model_cost(torus, v, r, q); };
   DimRingsParams base{most, false, false};
@@ -399,7 +431,7 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool 
   if (all_network && streams && most > 1 && balanced_floor(torus, r) < paper / 1.05) {
     const DimRingsParams v{0, false, false, true};
     if (const double x = cost(v); x < paper / 1.05) {
-      base = v;
+      base = streams_variant(torus, r, q, inject);
       paper = x;
     }
   }

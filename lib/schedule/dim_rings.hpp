@@ -37,6 +37,9 @@ struct DimRingsParams {
   /// Every rotation of the axes and its reverse, weighted, as streams
   /// (colours and the others are then unused).
   bool balanced = false;
+  /// Balanced: two open axes run as one cycle of their grid (Ring::snake),
+  /// not as two lines.
+  bool snakes = false;
 };
 
 class DimRingsSchedule final : public Schedule {
@@ -114,6 +117,7 @@ class DimRingsSchedule final : public Schedule {
   struct RankMost {
     int sends = 0, recvs = 0;
     double recv_blocks = 0;
+    double moved_blocks = 0;  ///< sent and received together (a line's inner ranks pass on more)
   };
   static RankMost most_per_rank(const std::vector<ColourStep>& round);
 
@@ -133,12 +137,21 @@ class DimRingsSchedule final : public Schedule {
   /// and then balanced take the paper's place where 5 % cheaper. (This
   /// cost counts every axis as network links: with a node axis it moved
   /// tofud's 4 ranks per node at 1 KiB from 104 to 134 us in SimGrid.)
-  /// `streams`: whether balanced may be chosen.
-  static std::string best(const Torus& torus, double r, double q, bool all_network = true, bool streams = true);
+  /// `streams`: whether balanced may be chosen; `inject`: the node's
+  /// injection limit in links (what it sends and receives together), 0 for none.
+  static std::string best(const Torus& torus, double r, double q, bool all_network = true, bool streams = true,
+                          double inject = 0);
   /// The cost `best` weighs, in one block's time over one link: rounds ·
   /// r · (1 + q · (2 · messages − 2)) plus the busiest links' blocks (the
-  /// fluid time for balanced streams).
-  static double model_cost(const Torus& torus, const DimRingsParams& v, double r, double q);
+  /// fluid time for balanced streams, or the busiest rank's blocks in and
+  /// out over `inject` where that is longer).
+  static double model_cost(const Torus& torus, const DimRingsParams& v, double r, double q, double inject = 0);
+  /// Whether the balanced colours can run two open axes as a snake.
+  static bool has_snake(const Torus& torus);
+  /// Balanced lines, or snakes where the torus has them and model_cost
+  /// (with the injection limit) finds them cheaper. Whether streams beat
+  /// the colours in step is asked of the lines' cost, without the limit.
+  static DimRingsParams streams_variant(const Torus& torus, double r, double q, double inject);
   /// What balanced streams cost at least under model_cost: every round's
   /// start-up and (P − 1) blocks over the node's links. Below it nothing
   /// needs their weights (a search of milliseconds).

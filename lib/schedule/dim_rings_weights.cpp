@@ -40,12 +40,16 @@ class Fluid {
         for (long long step = 1; step <= steps; ++step) {
           const bool half = !ring.open(torus) && n % 2 == 0 && step == n / 2;
           Round r{step == 1 ? grow : 1, half, {}};
-          if (ring.pair >= 0)
-            r.messages = {{2 * a + ring.lane, 1}, {2 * ring.pair + ring.lane, 1}};
-          else if (torus.shared_link(a))
+          // (push_back: GCC 12 warns, wrongly, of a null memmove on a list assigned here)
+          if (ring.pair >= 0) {
+            r.messages.push_back({2 * a + ring.lane, 1});
+            r.messages.push_back({2 * ring.pair + ring.lane, 1});
+          } else if (torus.shared_link(a)) {
             r.messages.push_back({2 * a, 2});
-          else
-            r.messages = {{2 * a, 1}, {2 * a + 1, 1}};
+          } else {
+            r.messages.push_back({2 * a, 1});
+            r.messages.push_back({2 * a + 1, 1});
+          }
           rounds_.back().push_back(r);
         }
         grow = n;

@@ -11,11 +11,17 @@
 namespace torusgather {
 
 /// The ring a colour's phase runs on: the line along `axis`, or, where
-/// `pair` >= 0, lane 0 or 1 of the plane axis × pair, whose side of 2
-/// (`pair`) has two links. Such a plane C_n × C_2 (n even, no shared link)
-/// is the union of two edge-disjoint Hamiltonian cycles of length 2n, the
-/// lanes: each takes one of the two links of every node pair on `pair` and
-/// half of the links along `axis` (lane_shift, lane_ports).
+/// `pair` >= 0, a Hamiltonian cycle of the plane axis × pair:
+/// - a lane (lane 0 or 1) where `pair` is a side of 2 with two links: such a
+///   plane C_n × C_2 (n even, no shared link) is the union of two
+///   edge-disjoint Hamiltonian cycles of length 2n, each taking one of the
+///   two links of every node pair on `pair` and half of the links along
+///   `axis`;
+/// - the snake where both axes are open (a grid m × n, m = the side of
+///   `axis`, even): every node sends what it receives, on two of its links,
+///   where lines would have a line's inner nodes pass on more than they take
+///   in and its ends less.
+/// lane_shift and lane_ports walk both.
 struct Ring {
   int axis = 0;
   int pair = -1;
@@ -23,7 +29,11 @@ struct Ring {
   Ring() = default;
   Ring(int a) : axis(a) {}  // NOLINT: a line along an axis is a ring
   Ring(int a, int p, int l) : axis(a), pair(p), lane(l) {}
-  int length(const Torus& t) const { return pair < 0 ? t.dim(axis) : 2 * t.dim(axis); }
+  /// The cycle of an open grid (both axes open).
+  bool snake(const Torus& t) const { return pair >= 0 && t.open(axis); }
+  int length(const Torus& t) const {
+    return pair < 0 ? t.dim(axis) : snake(t) ? t.dim(axis) * t.dim(pair) : 2 * t.dim(axis);
+  }
   /// A line along an open axis: its ends have no link between them.
   bool open(const Torus& t) const { return pair < 0 && t.open(axis); }
   /// Bidirectional steps that deliver everything: floor(n/2) on a ring of

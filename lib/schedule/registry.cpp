@@ -67,7 +67,7 @@ const TunedParams kTorusBruck = {
 const TunedParams kDimRings = {
     "TORUSGATHER_DIM_RINGS",
     [](const Torus& t, const BuildContext& c) {
-      return DimRingsSchedule::best(t, c.r, c.overhead_ratio, c.node_ranks == 1);
+      return DimRingsSchedule::best(t, c.r, c.overhead_ratio, c.node_ranks == 1, true, c.inject_ratio);
     },
     [](const std::string& text, const Torus& t, std::string* why) {
       DimRingsParams p;
@@ -77,7 +77,10 @@ const TunedParams kDimRings = {
 
 /// node-dim-rings: the node torus's variant with the least bandwidth time
 /// among those in step (short-first where it wins: it also sends no more
-/// messages), or balanced streams where they are 5 % cheaper at this r.
+/// messages), or balanced streams (with snakes where cheaper) where they
+/// are 5 % cheaper at this r. The k slices share the node's links and its
+/// injection limit alike, so the limit weighs against one slice's links as
+/// against the node's.
 std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   const Torus n = NodeSlicedSchedule::node_torus(t);
   const std::string in_step = DimRingsSchedule::best(n, 0, 0, true, false);
@@ -88,7 +91,7 @@ std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   const double q = c.overhead_ratio, in_step_cost = DimRingsSchedule::model_cost(n, p, c.r, q);
   return DimRingsSchedule::balanced_floor(n, c.r) < in_step_cost / 1.05 &&
                  DimRingsSchedule::model_cost(n, balanced, c.r, q) < in_step_cost / 1.05
-             ? DimRingsSchedule::to_string(balanced)
+             ? DimRingsSchedule::to_string(DimRingsSchedule::streams_variant(n, c.r, q, c.inject_ratio))
              : in_step;
 }
 

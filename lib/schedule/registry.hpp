@@ -35,6 +35,9 @@ struct BuildContext {
   /// node-*: the ranks per node, which form the torus's last axis (1: one
   /// rank per node, and the node-aware schedules decline).
   int node_ranks = 1;
+  /// dim-rings: the node's injection limit in links' bandwidth (what it
+  /// sends and receives together; the machine's β / inject_β), 0: none.
+  double inject_ratio = 0;
   /// torus-bruck: a candidate's predicted seconds (the cost model's, at
   /// this r), to pick its radix and order; unset: its own heuristic.
   std::function<double(const Schedule&)> cost;
