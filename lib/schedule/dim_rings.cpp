@@ -92,7 +92,8 @@ class DimRingsProgram final : public RankProgram {
 /// What balanced colours rotate over: every side > 1 as a line, except that
 /// a side of 2 with two links is paired, where it can be, with an even
 /// closed side without a shared link (a longer one first) into a plane, run
-/// as a lane, and with `snakes` two open axes are one snake.
+/// as a lane, and with `snakes` two open axes, or an open axis and a side
+/// of 2 of one link, are one snake.
 std::vector<Ring> units_of(const Torus& t, bool snakes) {
   const std::vector<int> axes = t.active_axes();
   std::vector<int> pair_of(static_cast<std::size_t>(t.ndims()), -1);
@@ -122,6 +123,17 @@ std::vector<Ring> units_of(const Torus& t, bool snakes) {
     pair_of[static_cast<std::size_t>(a)] = b;
     used[static_cast<std::size_t>(a)] = used[static_cast<std::size_t>(b)] = true;
     ++i;
+  }
+  // A lone open axis with a side of 2 of one link (the even side along the rows).
+  for (int a : open) {
+    if (!snakes || used[static_cast<std::size_t>(a)]) continue;
+    for (int e : axes)
+      if (!used[static_cast<std::size_t>(e)] && t.dim(e) == 2 && t.shared_link(e)) {
+        const bool rows = t.dim(a) % 2 == 0;
+        pair_of[static_cast<std::size_t>(rows ? a : e)] = rows ? e : a;
+        used[static_cast<std::size_t>(a)] = used[static_cast<std::size_t>(e)] = true;
+        break;
+      }
   }
   std::vector<Ring> units;
   for (int a : axes) {

@@ -17,7 +17,7 @@ namespace torusgather {
 ///   edge-disjoint Hamiltonian cycles of length 2n, each taking one of the
 ///   two links of every node pair on `pair` and half of the links along
 ///   `axis`;
-/// - the snake where both axes are open (a grid m × n, m = the side of
+/// - the snake where an axis is open (a grid m × n, m = the side of
 ///   `axis`, even): every node sends what it receives, on two of its links,
 ///   where lines would have a line's inner nodes pass on more than they take
 ///   in and its ends less.
@@ -29,8 +29,8 @@ struct Ring {
   Ring() = default;
   Ring(int a) : axis(a) {}  // NOLINT: a line along an axis is a ring
   Ring(int a, int p, int l) : axis(a), pair(p), lane(l) {}
-  /// The cycle of an open grid (both axes open).
-  bool snake(const Torus& t) const { return pair >= 0 && t.open(axis); }
+  /// The cycle of a grid with an open axis.
+  bool snake(const Torus& t) const { return pair >= 0 && (t.open(axis) || t.open(pair)); }
   int length(const Torus& t) const {
     return pair < 0 ? t.dim(axis) : snake(t) ? t.dim(axis) * t.dim(pair) : 2 * t.dim(axis);
   }

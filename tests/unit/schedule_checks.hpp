@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "schedule/explicit.hpp"
+#include "schedule/lanes.hpp"
 #include "schedule/schedule.hpp"
 #include "simulate/simulate.hpp"
 #include "topology/torus.hpp"
@@ -24,6 +25,29 @@ inline std::string all_errors(const torusgather::SimulationReport& rep) {
 }
 
 inline std::string name_of(const std::vector<int>& dims) { return torusgather::Torus(dims).to_string(); }
+
+/// A shape as TORUSGATHER_DIMS writes it, open axes marked m ("4mx4mx2").
+inline torusgather::Torus parsed_torus(const std::string& text) {
+  std::uint32_t open = 0;
+  const std::vector<int> dims = torusgather::parse_dims(text, &open);
+  return torusgather::Torus(dims, 0, open);
+}
+
+/// One step along a lane or snake of `len` ranks from r: its ports lead to
+/// the next and previous rank, over links the torus has, the receiver's
+/// port is the opposite one, and shifts wrap around after len. Returns the next rank.
+inline torusgather::Rank expect_ring_step(const torusgather::Torus& t, const torusgather::Ring& ring,
+                                          torusgather::Rank r, int len) {
+  using namespace torusgather;
+  const auto [next, prev] = lane_ports(t, ring, r);
+  EXPECT_TRUE(t.has_link(r, next) && t.has_link(r, prev));
+  const Rank to = lane_shift(t, ring, r, 1);
+  EXPECT_EQ(t.neighbor(r, next), to);
+  EXPECT_EQ(t.neighbor(r, prev), lane_shift(t, ring, r, -1));
+  EXPECT_EQ(lane_ports(t, ring, to).second, opposite(next));
+  EXPECT_EQ(lane_shift(t, ring, r, len + 3), lane_shift(t, ring, r, 3));
+  return to;
+}
 
 /// Stepped through: complete in `rounds`, every rank receiving P - 1 blocks.
 inline void expect_verified(const torusgather::Schedule& s, long long rounds) {

@@ -28,11 +28,7 @@ using namespace torusgather;
 
 namespace {
 
-Torus parsed(const std::string& text) {
-  std::uint32_t open = 0;
-  const std::vector<int> dims = parse_dims(text, &open);
-  return Torus(dims, 0, open);
-}
+Torus parsed(const std::string& text) { return parsed_torus(text); }
 
 /// Rounds of dim-rings on t: floor(n/2) per closed side, n − 1 per open one.
 long long expected_rounds(const Torus& t) {
