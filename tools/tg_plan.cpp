@@ -45,9 +45,11 @@ void usage(FILE* out) {
                "               [--params a,b,k[;a,b,k...]]   (bridgehead, bridgehead-coloured: these parameters, per axis; cubgos: one a,b,k; torus-bruck: the radix k, or k,far for the far-first order)\n"
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --dims D --select [--sizes 8,1k,64k,1m] [--vendor ompi|mpich|ring|...|none]\n"
-               "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--node-size k] [--json]\n"
+               "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--injection B/s]\n"
+               "               [--node-size k] [--json]\n"
                "               what auto chooses per block size with these machine parameters (default: the\n"
-               "               cost model's, alpha 1 us, 10 GB/s) and decide_seconds, rank 0's time for it\n"
+               "               cost model's, alpha 1 us, 10 GB/s, no injection limit: --injection is what a\n"
+               "               node sends and receives together) and decide_seconds, rank 0's time for it\n"
                "       --pair-links 2: every side of 2 among the network axes has two links to its neighbour\n"
                "               (Blue Gene/Q: a + and a - link per axis); default 1, one link both ways\n"
                "       tg-plan --list\n"
@@ -461,6 +463,7 @@ int main(int argc, char** argv) {
     else if (a == "--bandwidth") machine.beta = 1 / std::atof(value().c_str());
     else if (a == "--delta") machine.delta = std::atof(value().c_str());
     else if (a == "--overhead") machine.overhead = std::atof(value().c_str());
+    else if (a == "--injection") machine.inject_beta = 1 / std::atof(value().c_str());
     else if (a == "--svg") svg = value();
     else if (a == "--list") {
       for (const auto& info : algorithms()) std::printf("%-12s %s\n", info.name, info.description);
@@ -494,8 +497,10 @@ int main(int argc, char** argv) {
       }
       sizes.push_back(v);
     }
-    if (!(machine.alpha > 0) || !(machine.beta > 0) || machine.delta < 0 || machine.overhead < 0) {
-      std::fprintf(stderr, "tg-plan: --alpha and --bandwidth must be positive, --delta and --overhead not negative\n");
+    if (!(machine.alpha > 0) || !(machine.beta > 0) || machine.delta < 0 || machine.overhead < 0 ||
+        !(machine.inject_beta >= 0) || std::isinf(machine.inject_beta)) {
+      std::fprintf(stderr,
+                   "tg-plan: --alpha, --bandwidth and --injection must be positive, --delta and --overhead not negative\n");
       return 2;
     }
     try {

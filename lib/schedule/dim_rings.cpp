@@ -111,6 +111,13 @@ std::vector<Ring> units_of(const Torus& t, bool snakes) {
       if (used[static_cast<std::size_t>(e)]) break;
     }
   }
+  // A snake of m·n takes m·n/2 rounds against its lines' m + n − 2: only
+  // where that is at most 4 times as many (14×14 is, 16×16 is not; n × 2
+  // always), so that the rounds stay near the lines' and the weights'
+  // search near theirs.
+  const auto short_enough = [&](int a, int b) {
+    return static_cast<long long>(t.dim(a)) * t.dim(b) / 2 <= 4 * (Ring(a).steps(t) + Ring(b).steps(t));
+  };
   // Open axes two by two (the longer first), the even side along the snake's rows.
   std::vector<int> open;
   for (int a : axes)
@@ -119,7 +126,7 @@ std::vector<Ring> units_of(const Torus& t, bool snakes) {
   for (std::size_t i = 0; snakes && i + 1 < open.size(); ++i) {
     int a = open[i], b = open[i + 1];
     if (t.dim(a) % 2 != 0) std::swap(a, b);
-    if (t.dim(a) % 2 != 0 || used[static_cast<std::size_t>(b)]) continue;
+    if (t.dim(a) % 2 != 0 || used[static_cast<std::size_t>(b)] || !short_enough(a, b)) continue;
     pair_of[static_cast<std::size_t>(a)] = b;
     used[static_cast<std::size_t>(a)] = used[static_cast<std::size_t>(b)] = true;
     ++i;
@@ -128,7 +135,7 @@ std::vector<Ring> units_of(const Torus& t, bool snakes) {
   for (int a : open) {
     if (!snakes || used[static_cast<std::size_t>(a)]) continue;
     for (int e : axes)
-      if (!used[static_cast<std::size_t>(e)] && t.dim(e) == 2 && t.shared_link(e)) {
+      if (!used[static_cast<std::size_t>(e)] && t.dim(e) == 2 && t.shared_link(e) && short_enough(a, e)) {
         const bool rows = t.dim(a) % 2 == 0;
         pair_of[static_cast<std::size_t>(rows ? a : e)] = rows ? e : a;
         used[static_cast<std::size_t>(a)] = used[static_cast<std::size_t>(e)] = true;
@@ -416,8 +423,18 @@ bool DimRingsSchedule::has_snake(const Torus& torus) {
 
 DimRingsParams DimRingsSchedule::streams_variant(const Torus& torus, double r, double q, double inject) {
   const DimRingsParams lines{0, false, false, true}, snakes{0, false, false, true, true};
-  if (!has_snake(torus)) return lines;
-  return model_cost(torus, snakes, r, q, inject) < model_cost(torus, lines, r, q, inject) ? snakes : lines;
+  // Without an injection limit lines take fewer rounds and no more link time.
+  if (!(inject > 0) || !has_snake(torus)) return lines;
+  // The snakes' cost is at least their rounds' start-up and (P − 1) blocks
+  // over the corner's links, or 2 (P − 1) over the limit: where the lines
+  // cost no more, their weights need no search.
+  long long rounds = 0;
+  for (const Ring& u : units_of(torus, true)) rounds += u.steps(torus);
+  const double blocks = static_cast<double>(torus.size() - 1);
+  const double floor = static_cast<double>(rounds) * r +
+                       std::max(blocks / torus.incoming_links(), 2 * blocks / inject);
+  const double by_lines = model_cost(torus, lines, r, q, inject);
+  return floor < by_lines && model_cost(torus, snakes, r, q, inject) < by_lines ? snakes : lines;
 }
 
 std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool all_network, bool streams,

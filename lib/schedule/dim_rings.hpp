@@ -148,8 +148,8 @@ class DimRingsSchedule final : public Schedule {
   static double model_cost(const Torus& torus, const DimRingsParams& v, double r, double q, double inject = 0);
   /// Whether the balanced colours can run two open axes as a snake.
   static bool has_snake(const Torus& torus);
-  /// Balanced lines, or snakes where the torus has them and model_cost
-  /// (with the injection limit) finds them cheaper. Whether streams beat
+  /// Balanced lines, or snakes where the torus has them, the machine an
+  /// injection limit, and model_cost (with the limit) finds them cheaper. Whether streams beat
   /// the colours in step is asked of the lines' cost, without the limit.
   static DimRingsParams streams_variant(const Torus& torus, double r, double q, double inject);
   /// What balanced streams cost at least under model_cost: every round's
