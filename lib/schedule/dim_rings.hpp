@@ -37,8 +37,8 @@ struct DimRingsParams {
   /// Every rotation of the axes and its reverse, weighted, as streams
   /// (colours and the others are then unused).
   bool balanced = false;
-  /// Balanced: two open axes run as one cycle of their grid (Ring::snake),
-  /// not as two lines.
+  /// Balanced: two open axes, or an open axis and a side of 2 of one link,
+  /// run as one cycle of their grid (Ring::snake), not as two lines.
   bool snakes = false;
 };
 
@@ -149,8 +149,9 @@ class DimRingsSchedule final : public Schedule {
   /// Whether the balanced colours can run two open axes as a snake.
   static bool has_snake(const Torus& torus);
   /// Balanced lines, or snakes where the torus has them, the machine an
-  /// injection limit, and model_cost (with the limit) finds them cheaper. Whether streams beat
-  /// the colours in step is asked of the lines' cost, without the limit.
+  /// injection limit, and model_cost (with the limit) finds them cheaper.
+  /// Whether streams beat the colours in step is asked of the lines' cost,
+  /// without the limit.
   static DimRingsParams streams_variant(const Torus& torus, double r, double q, double inject);
   /// What balanced streams cost at least under model_cost: every round's
   /// start-up and (P − 1) blocks over the node's links. Below it nothing

@@ -12,9 +12,7 @@ long long lane_position(int n, int x, int e, int lane) {
   if (lane) x = (n - x) % n;
   return e == x % 2 ? 2LL * x : (2LL * x - 1 + 2LL * n) % (2LL * n);
 }
-}  // namespace
 
-namespace {
 // The snake of an m × n grid (m even; i along the axis, j along the pair):
 // (0,0), then rows 0..m-1 over columns 1..n-1, even rows towards +j and odd
 // rows back, then column 0 from row m-1 back to row 1.
@@ -58,7 +56,8 @@ Rank lane_shift(const Torus& t, const Ring& ring, Rank r, long long delta) {
 }
 
 std::pair<Port, Port> lane_ports(const Torus& t, const Ring& ring, Rank r) {
-  if (ring.snake(t)) return {port_to(t, ring, r, snake_shift(t, ring, r, 1)), port_to(t, ring, r, snake_shift(t, ring, r, -1))};
+  if (ring.snake(t))
+    return {port_to(t, ring, r, snake_shift(t, ring, r, 1)), port_to(t, ring, r, snake_shift(t, ring, r, -1))};
   const int n = t.dim(ring.axis);
   const int x = t.coord(r, ring.axis), e = t.coord(r, ring.pair);
   const bool even = lane_position(n, x, e, ring.lane) % 2 == 0;
