@@ -312,13 +312,15 @@ def versions():
     }
 
 
-def publish(results_csv):
+def publish(results_csv, only=None):
     """Adds the latest row of every preset platform's (algorithm, size) in
-    results_csv to docs/data/lab-TODAY.csv, then regenerates
-    docs/performance.md from docs/data/."""
+    results_csv, or of those in `only` (this run's), to
+    docs/data/lab-TODAY.csv, then regenerates docs/performance.md from
+    docs/data/."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import lab_report
-    rows = [r for r in lab_report.load_results(results_csv).values() if lab_report.preset_of(r["platform"])]
+    rows = [r for key, r in lab_report.load_results(results_csv).items()
+            if lab_report.preset_of(r["platform"]) and (only is None or key in only)]
     path = os.path.join(ROOT, "docs", "data", f"lab-{datetime.date.today().isoformat()}.csv")
     kept = lab_report.load_results(path)
     for r in rows:
@@ -368,7 +370,8 @@ def main():
     ap.add_argument("--report-only", action="store_true", help="only regenerate the report")
     ap.add_argument("--no-report", action="store_true", help="write no report")
     ap.add_argument("--publish", action="store_true",
-                    help="add the preset platforms' rows to docs/data/lab-DATE.csv and regenerate "
+                    help="add this run's rows of preset platforms (with --report-only: the latest of "
+                         "every row in results.csv) to docs/data/lab-DATE.csv and regenerate "
                          "docs/performance.md from docs/data/")
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
@@ -434,13 +437,14 @@ def main():
         started = time.monotonic()
         print(f"lab: {len(jobs)} simulations on {', '.join(args.dims)}, sizes {args.sizes}, "
               f"{args.jobs} at a time", flush=True)
-        done = []
+        done, this_run = [], set()
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = [pool.submit(run_job, j, args, out) for j in jobs]
             for fut in concurrent.futures.as_completed(futures):
                 r = fut.result()
                 rows = collect(r, args)
                 append_results(results_csv, rows)
+                this_run.update((row["platform"], row["algorithm"], int(row["bytes"])) for row in rows)
                 done.append(r)
                 print(f"lab: {r['platform']:>10} {r['kind']:<16} {r['status']:<8} {len(rows):3d} rows "
                       f"{r['seconds']:7.1f} s", flush=True)
@@ -469,7 +473,8 @@ def main():
         import lab_report
         lab_report.write(results_csv, runs_json, out, ROOT, os.path.join(out, "report"))
     if args.publish:
-        publish(results_csv)
+        # A run publishes its own rows; --report-only --publish the latest of every row.
+        publish(results_csv, None if args.report_only else this_run)
     if not args.report_only and failed:
         sys.exit(1)
 
