@@ -120,6 +120,12 @@ TEST(Snake, ChosenWhereTheInjectionLimitBinds) {
   EXPECT_LT(DimRingsSchedule::model_cost(t, lines, r, q), DimRingsSchedule::model_cost(t, kSnakes, r, q));
   EXPECT_EQ(DimRingsSchedule::best(t, r, q, true, true, inject), "balanced,snake");
   EXPECT_EQ(DimRingsSchedule::best(t, r, q, true, true, 0), "balanced");
+  // Through the limit a line's inner rank counts what it passes on too: on a
+  // line of 4 in step 2, the rank at 1 takes in 1 group and passes on 2.
+  const DimRingsSchedule::ColourStep step{0, 1.0, 2, -1, 4, 2};
+  const DimRingsSchedule::RankMost most = DimRingsSchedule::most_per_rank({step});
+  EXPECT_DOUBLE_EQ(most.recv_blocks, 1.0);
+  EXPECT_DOUBLE_EQ(most.moved_blocks, 3.0);
   // The limit's bound, 2 (P − 1) blocks over it: the snake's cost is at it
   // within its rounds' start-up.
   EXPECT_NEAR(DimRingsSchedule::model_cost(t, kSnakes, 0, q, inject), 2.0 * 383 / inject, 1e-6);
