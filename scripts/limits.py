@@ -36,6 +36,12 @@ CASES = [
     ("tpu-v4-mesh", "2x4mx4m", 1, "dim-rings", 65536, NO_OVERHEAD),
     ("tpu-v4-mesh", "2x4mx4m", 1, "dim-rings", 1048576, NO_OVERHEAD),
     ("tpu-v4-mesh", "2x4mx4m", 4, "node-dim-rings", 65536, NO_OVERHEAD),
+    # From 1 KiB to 2 KiB (the target there is 50 %).
+    ("bgq", "4x4x4x4x2", 1, "dim-rings", 1024, NO_OVERHEAD),
+    ("tofud", "2x2x4x2x3x2", 4, "node-dim-rings", 1024, NO_OVERHEAD),
+    ("tofud-mesh", "4mx4mx2x2x3x2", 1, "dim-rings", 1024, NO_OVERHEAD),
+    ("gemini", "4x4x8", 4, "node-dim-rings", 1024, NO_OVERHEAD),
+    ("tpu-v4", "8x8x8", 1, "dim-rings", 2048, NO_OVERHEAD),
 ]
 FIELDS = ["preset", "dims", "ranks_per_node", "algorithm", "bytes", "change", "options", "time_us", "predicted_us"]
 
