@@ -107,7 +107,9 @@ def limits_section(latest):
         platform = f"{c['dims']}-{c['preset']}" + (f"-{k}pernode" if k > 1 else "")
         size = int(c["bytes"])
         row = latest.get((platform, "auto", size))
-        if row is None:
+        if row is None:  # shown, not dropped: the case needs a preset row to compare with
+            out.append(f"| {c['preset']} | {c['dims']} × {k} | {size_name(size)} | – (no preset row) | – | "
+                       f"{c['change']} | {fmt(float(c['time_us']))} | – |")
             continue
         bound = float(row["bound_us"])
         auto = float(row["time_us"])
