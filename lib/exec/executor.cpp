@@ -189,7 +189,9 @@ int Prepared::run_streams(MPI_Comm comm, char* base) const {
       }
     }
   };
-  for (std::size_t s = 0; s < streams; ++s) post(s);
+  // In the order of the first round's sends (a node's ranks start on different ports).
+  const std::size_t first = rounds > 0 && !sends_[0].empty() ? static_cast<std::size_t>(sends_[0].front().stream) : 0;
+  for (std::size_t q = 0; q < streams; ++q) post((first + q) % streams);
   // One arrival at a time: SimGrid 3.32's MPI_Waitsome delays the streams
   // (docs/design.md).
   while (err == MPI_SUCCESS) {

@@ -166,6 +166,7 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
   }
   const int all = std::max<int>(1, static_cast<int>(rotated_.size()));
   colours_ = params.colours <= 0 ? all : std::min(params.colours, all);
+  in_step_ = params.in_step && !params.balanced && colours_ > 1;
   for (int c = 0; c < colours_; ++c) {
     AxisOrder order(shorts_.begin(), shorts_.end());
     for (std::size_t f = 0; f < rotated_.size(); ++f)
@@ -346,7 +347,8 @@ Piece DimRingsSchedule::piece(int colour) const {
 
 std::string DimRingsSchedule::to_string(const DimRingsParams& p) {
   if (p.balanced) return p.snakes ? "balanced,snake" : "balanced";
-  return std::to_string(p.colours) + (p.whole_antipode ? ",whole" : ",halves") + (p.short_first ? ",short" : "");
+  return std::to_string(p.colours) + (p.whole_antipode ? ",whole" : ",halves") + (p.short_first ? ",short" : "") +
+         (p.in_step && p.colours > 1 ? ",step" : "");
 }
 
 bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRingsParams* out, std::string* why) {
@@ -361,6 +363,8 @@ bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRin
   const auto comma = text.find(',');
   const std::string count = text.substr(0, comma);
   std::string how = comma == std::string::npos ? "" : text.substr(comma + 1);
+  const bool in_step = how.size() > 5 && how.compare(how.size() - 5, 5, ",step") == 0;
+  if (in_step) how.resize(how.size() - 5);
   const bool short_first = how.size() > 6 && how.compare(how.size() - 6, 6, ",short") == 0;
   if (short_first) how.resize(how.size() - 6);
   // Short-first rotates the colours over the sides > 2 (all sides where
@@ -369,12 +373,13 @@ bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRin
   char* end = nullptr;
   const long c = std::strtol(count.c_str(), &end, 10);
   if (count.empty() || *end != '\0' || c < 1 || c > limit || (how != "halves" && how != "whole")) {
-    *why = "dim-rings parameters '" + text + "' are not 'C,halves' or 'C,whole', optionally with ',short', with " +
+    *why = "dim-rings parameters '" + text + "' are not 'C,halves' or 'C,whole', optionally with ',short' and then " +
+           "',step', with " +
            "1 <= C <= " + std::to_string(most) + " (the sides > 1; with ',short' the sides > 2), 'balanced' or " +
            "'balanced,snake'";
     return false;
   }
-  *out = DimRingsParams{static_cast<int>(c), how == "whole", short_first, false};
+  *out = DimRingsParams{static_cast<int>(c), how == "whole", short_first, false, false, in_step};
   return true;
 }
 
@@ -389,7 +394,7 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
     for (std::size_t a = 0; a < dir[0].size(); ++a)
       link = std::max(link, ColourStep::busiest(torus, dir, a));
     const RankMost most = most_per_rank(steps);
-    if (most.sends > 0) total += r * (1 + q * (most.sends + most.recvs - 2.0)) + (s.independent_colours() ? 0 : link);
+    if (most.sends > 0) total += r * (1 + q * (most.sends + most.recvs - 2.0)) + (s.params().balanced ? 0 : link);
     moved += most.moved_blocks;
     steps.clear();
     for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
@@ -479,6 +484,9 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool 
       best = v;
     }
   }
+  // Colours in step where the node axis is one of the torus's: as streams,
+  // colours drift apart and meet on the same links (docs/algorithms.md).
+  best.in_step = !all_network && !best.balanced;
   return to_string(best);
 }
 
@@ -529,7 +537,7 @@ StructuralProof DimRingsSchedule::prove() const {
   }
   proof.detail = "bidirectional rings along " + std::to_string(axes_.size()) + " axes in " +
                  std::to_string(colours_) + " colours" + (whole_ ? ", antipodes whole" : "") +
-                 (short_first_ ? ", sides of 2 first" : "") + (balanced_ ? ", weighted, as streams" : "");
+                 (short_first_ ? ", sides of 2 first" : "") + (balanced_ ? ", weighted" : "") + (colours_ > 1 ? ", as streams" : "");
   return proof;
 }
 

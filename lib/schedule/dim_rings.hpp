@@ -40,6 +40,10 @@ struct DimRingsParams {
   /// Balanced: two open axes, or an open axis and a side of 2 of one link,
   /// run as one cycle of their grid (Ring::snake), not as two lines.
   bool snakes = false;
+  /// Several colours run in step, each round waiting for them all, not as
+  /// streams ("C,...,step"): where a node axis is one of the torus's axes,
+  /// colours that drift apart meet on the same links.
+  bool in_step = false;
 };
 
 class DimRingsSchedule final : public Schedule {
@@ -56,8 +60,10 @@ class DimRingsSchedule final : public Schedule {
   int phases() const { return orders_.empty() ? 0 : static_cast<int>(orders_.front().size()); }
   bool whole_antipode() const { return whole_; }
   /// The variant as built (colours resolved, short_first only where it applies).
-  DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_, balanced_}; }
-  bool independent_colours() const override { return balanced_; }
+  DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_, balanced_, false, in_step_}; }
+  /// Every colour moves only its own piece, so several run as streams
+  /// unless the variant says in step.
+  bool independent_colours() const override { return balanced_ || (colours_ > 1 && !in_step_); }
   Piece colour_piece(int colour) const override { return piece(colour); }
   /// The balanced variant's time in the fluid model, in one block's time
   /// over one link (0 for the others).
@@ -122,7 +128,7 @@ class DimRingsSchedule final : public Schedule {
   static RankMost most_per_rank(const std::vector<ColourStep>& round);
 
   /// Parameters as text, "C,halves" or "C,whole", ",short" added for the
-  /// short-first order (TORUSGATHER_DIM_RINGS).
+  /// short-first order, ",step" for colours in step (TORUSGATHER_DIM_RINGS).
   static std::string to_string(const DimRingsParams& p);
   static std::string to_string(int colours, bool whole_antipode) {
     return to_string(DimRingsParams{colours, whole_antipode, false, false});
@@ -137,6 +143,7 @@ class DimRingsSchedule final : public Schedule {
   /// and then balanced take the paper's place where 5 % cheaper. (This
   /// cost counts every axis as network links: with a node axis it moved
   /// tofud's 4 ranks per node at 1 KiB from 104 to 134 us in SimGrid.)
+  /// Without `all_network` several colours run in step (",step").
   /// `streams`: whether balanced may be chosen; `inject`: the node's
   /// injection limit in links (what it sends and receives together), 0 for none.
   static std::string best(const Torus& torus, double r, double q, bool all_network = true, bool streams = true,
@@ -170,6 +177,7 @@ class DimRingsSchedule final : public Schedule {
   int colours_ = 0;
   bool whole_ = false;
   bool short_first_ = false;
+  bool in_step_ = false;
   long long rounds_ = 0;
   int max_link_messages_ = 0;
   double max_link_blocks_ = 0;

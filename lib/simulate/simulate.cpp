@@ -183,6 +183,10 @@ SimulationReport step_through(const Schedule& s) {
           if (relay && (rv[k].ranges || rv[k].blocks.free_axes != 0))
             add_error(rep, "round " + std::to_string(round) + ": relay receive " + describe(to, rv[k]) +
                                " carries more than one block");
+          // The executor reuses relay scratch round by round, one round at a time.
+          if (relay && s.independent_colours())
+            add_error(rep, "round " + std::to_string(round) + ": relay receive " + describe(to, rv[k]) +
+                               " in a schedule whose colours run as streams");
           if (!same_blocks(rv[k], snd) || !(rv[k].piece == snd.piece))
             add_error(rep, "round " + std::to_string(round) + ": " + describe(r, snd) + " sent, but " +
                                describe(to, rv[k]) + " expected");

@@ -73,6 +73,9 @@ TEST(DimRings, EveryVariantOnManyShapes) {
           if (short_first && !mixed) continue;
           const DimRingsSchedule s(t, DimRingsParams{colours, whole, short_first});
           SCOPED_TRACE(name_of(dims) + " " + DimRingsSchedule::to_string(s.params()));
+          // Several colours run as streams: the simulator then checks that
+          // each colour moves only its own piece.
+          EXPECT_EQ(s.independent_colours(), s.colours() > 1);
           expect_verified(s, rounds);
           const SimulationReport rep = step_through(s);
           const SimulationReport proof = prove_structure(s);
@@ -158,6 +161,26 @@ TEST(DimRings, ShortFirstKeepsTheLongSidesBusy) {
   // Only sides of 2, or none: the order is the paper's.
   EXPECT_FALSE(DimRingsSchedule(Torus({2, 2, 2}), DimRingsParams{0, false, true}).params().short_first);
   EXPECT_FALSE(DimRingsSchedule(Torus({4, 4}), DimRingsParams{0, false, true}).params().short_first);
+}
+
+// Several colours run as streams, except in step (",step"): what best()
+// picks where the node axis is one of the torus's, and one colour, which
+// has nothing to run beside.
+TEST(DimRings, ColoursRunAsStreamsUnlessInStep) {
+  const Torus t({4, 4, 4});
+  std::string why;
+  DimRingsParams p;
+  ASSERT_TRUE(DimRingsSchedule::parse("3,halves,step", t, &p, &why)) << why;
+  EXPECT_TRUE(p.in_step);
+  EXPECT_EQ(DimRingsSchedule::to_string(p), "3,halves,step");
+  EXPECT_FALSE(DimRingsSchedule(t, p).independent_colours());
+  ASSERT_TRUE(DimRingsSchedule::parse("2,whole,short", Torus({4, 2, 4}), &p, &why)) << why;
+  EXPECT_FALSE(p.in_step);
+  EXPECT_TRUE(DimRingsSchedule(Torus({4, 2, 4}), p).independent_colours());
+  EXPECT_FALSE(DimRingsSchedule::parse("3,step", t, &p, &why));
+  EXPECT_FALSE(DimRingsSchedule(t, DimRingsParams{1, false, false, false, false, true}).params().in_step);
+  EXPECT_EQ(DimRingsSchedule::best(t, 0.0001, 0.5, /*all_network=*/true), "3,halves");
+  EXPECT_EQ(DimRingsSchedule::best(t, 0.0001, 0.5, /*all_network=*/false), "3,halves,step");
 }
 
 // Balanced: every rotation of the axes and its reverse, weighted by the

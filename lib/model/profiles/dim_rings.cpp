@@ -50,8 +50,8 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
     step.add_load(dir);
   });
   flush();
-  if (s.independent_colours()) {
-    // Streams do not wait for each other's rounds: the links' time is the
+  if (s.params().balanced) {
+    // Balanced streams do not wait for each other's rounds: the links' time is the
     // fluid model's, spread over the rounds as what they receive.
     double received = 0;
     for (const auto& [times, r] : out.runs) received += static_cast<double>(times) * r.recv_blocks;
