@@ -76,7 +76,7 @@ const TunedParams kDimRings = {
     [](const Schedule& s) { return DimRingsSchedule::to_string(static_cast<const DimRingsSchedule&>(s).params()); }};
 
 /// node-dim-rings: the node torus's variant with the least bandwidth time
-/// among those in step (short-first where it wins: it also sends no more
+/// among the unweighted ones (short-first where it wins: it also sends no more
 /// messages), or balanced streams (with snakes where cheaper) where they
 /// are 5 % cheaper at this r. The k slices share the node's links and its
 /// injection limit alike, so the limit weighs against one slice's links as
