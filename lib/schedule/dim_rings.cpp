@@ -537,7 +537,8 @@ StructuralProof DimRingsSchedule::prove() const {
   }
   proof.detail = "bidirectional rings along " + std::to_string(axes_.size()) + " axes in " +
                  std::to_string(colours_) + " colours" + (whole_ ? ", antipodes whole" : "") +
-                 (short_first_ ? ", sides of 2 first" : "") + (balanced_ ? ", weighted" : "") + (colours_ > 1 ? ", as streams" : "");
+                 (short_first_ ? ", sides of 2 first" : "") + (balanced_ ? ", weighted" : "") +
+                 (colours_ > 1 && independent_colours() ? ", as streams" : "");
   return proof;
 }
 
