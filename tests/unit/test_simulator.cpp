@@ -36,6 +36,8 @@ class Mutated final : public Schedule {
   const char* name() const override { return "mutated"; }
   long long rounds() const override { return inner_->rounds() + rounds_delta_; }
   int colours() const override { return inner_->colours(); }
+  bool independent_colours() const override { return inner_->independent_colours(); }
+  Piece colour_piece(int colour) const override { return inner_->colour_piece(colour); }
   int claimed_max_link_messages_per_round() const override {
     return inner_->claimed_max_link_messages_per_round() + link_delta_;
   }
@@ -206,6 +208,17 @@ TEST(Simulator, RelayReceivesMustBeCopiesAndCopiesMustBeRelays) {
     for (auto& x : ops.recvs) x.relay = false;
   });
   EXPECT_TRUE(reports(step_through(unmarked), "twice"));
+}
+
+// Where colours run as streams the executor cannot keep relay scratch round
+// by round: a relay receive there is refused.
+TEST(Simulator, RelayReceivesAreRefusedWhereColoursAreStreams) {
+  const auto streams = std::make_shared<DimRingsSchedule>(Torus({4, 4}));
+  ASSERT_TRUE(streams->independent_colours());
+  const Mutated relay(streams, [](Rank r, long long round, RoundOps& ops) {
+    if (r == 0 && round == 2) ops.recvs.front().relay = true;
+  });
+  EXPECT_TRUE(reports(step_through(relay), "whose colours run as streams"));
 }
 
 TEST(RoutedSimulator, CatchesSharedArcsAndWrongEnds) {
