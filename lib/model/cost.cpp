@@ -13,7 +13,7 @@
 namespace torusgather {
 namespace {
 
-constexpr int kFieldsPerRun = 7;
+constexpr int kFieldsPerRun = 8;
 
 /// The loads of one round: per directed link and per rank, reset cheaply
 /// by remembering what was touched.
@@ -98,7 +98,8 @@ std::vector<double> CostProfile::serialize() const {
   std::vector<double> out;
   for (const auto& [times, c] : runs)
     out.insert(out.end(), {static_cast<double>(times), c.link_blocks, c.recv_blocks, static_cast<double>(c.sends),
-                           static_cast<double>(c.recvs), static_cast<double>(c.hops), c.node_blocks});
+                           static_cast<double>(c.recvs), static_cast<double>(c.hops), c.node_blocks,
+                           c.streams ? 1.0 : 0.0});
   return out;
 }
 
@@ -112,6 +113,7 @@ CostProfile CostProfile::deserialize(const std::vector<double>& flat) {
     c.recvs = static_cast<int>(flat[i + 4]);
     c.hops = static_cast<int>(flat[i + 5]);
     c.node_blocks = flat[i + 6];
+    c.streams = flat[i + 7] != 0;
     p.add(c, static_cast<long long>(flat[i]));
   }
   return p;
@@ -140,7 +142,15 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
     if (c.link_blocks > 0 || c.node_blocks == 0) {
       // What a node's ranks send and receive must pass its injection limit.
       const double injected = 2.0 * std::max(1, m.node_ranks) * c.recv_blocks * block_bytes;
-      round = m.alpha + m.delta * std::max(0, c.hops - 1) + extra(m.alpha, m.beta, bytes, m.inject_beta * injected);
+      const double hops = m.delta * std::max(0, c.hops - 1);
+      if (c.streams) {
+        // Streams: while one colour waits for its transfers, another's
+        // overheads run; only part of the smaller of the two shows.
+        const double cpu = o * (sends + recvs), net = std::max(m.beta * bytes, m.inject_beta * injected);
+        round = std::max(0.0, m.alpha - 2 * o) + hops + std::max(cpu, net) + kStreamsUnhidden * std::min(cpu, net);
+      } else {
+        round = m.alpha + hops + extra(m.alpha, m.beta, bytes, m.inject_beta * injected);
+      }
     }
     if (c.node_blocks > 0) {
       // The node's shared memory, at the same time as the network (whose
@@ -206,6 +216,7 @@ CostProfile profile(const Schedule& s, long long step_limit, const Torus* physic
       c.recv_blocks = proof.max_link_blocks_per_round * s.link_ports();
       c.sends = c.recvs = proof.max_link_messages_per_round * s.link_ports();
       c.hops = 1;
+      c.streams = s.independent_colours();
       out.add(c, proof.rounds);
       return out;
     }
@@ -236,7 +247,9 @@ CostProfile profile(const Schedule& s, long long step_limit, const Torus* physic
         }
       }
     }
-    out.add(load.finish());
+    RoundCost c = load.finish();
+    c.streams = s.independent_colours();
+    out.add(c);
   }
   return out;
 }

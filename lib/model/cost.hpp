@@ -25,9 +25,12 @@ struct RoundCost {
   /// torus's last axis is a node's ranks; link_blocks is then the busiest
   /// network link of a node, the sum over the node's ranks.
   double node_blocks = 0;
+  /// The round's colours run as streams (Schedule::independent_colours):
+  /// one colour's overheads overlap another's transfers (predict()).
+  bool streams = false;
   friend bool operator==(const RoundCost& a, const RoundCost& b) {
     return a.link_blocks == b.link_blocks && a.recv_blocks == b.recv_blocks && a.sends == b.sends &&
-           a.recvs == b.recvs && a.hops == b.hops && a.node_blocks == b.node_blocks;
+           a.recvs == b.recvs && a.hops == b.hops && a.node_blocks == b.node_blocks && a.streams == b.streams;
   }
 };
 
@@ -37,7 +40,7 @@ struct CostProfile {
 
   void add(const RoundCost& c, long long times = 1);
   long long rounds() const;
-  /// Flat form for MPI_Bcast (7 doubles per run) and back.
+  /// Flat form for MPI_Bcast (8 doubles per run) and back.
   std::vector<double> serialize() const;
   static CostProfile deserialize(const std::vector<double>& flat);
 };
@@ -74,6 +77,9 @@ struct Machine {
 /// and α_node + β_node·(the busiest node-axis link's bytes). With an
 /// injection limit, a network round's transfer term is at least
 /// inject_beta · 2 · node_ranks · (the busiest receiver's bytes).
+/// A streams round (RoundCost::streams) costs α − 2o + δ·(hops−1) +
+/// max(C, N) + kStreamsUnhidden · min(C, N), C = o·(s+r) its overheads and
+/// N its transfer term: the streams' rounds overlap.
 double predict(const CostProfile& profile, const Machine& m, double block_bytes);
 
 /// Steps through every round of every rank and records its RoundCost

@@ -385,6 +385,7 @@ bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRin
 
 double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v, double r, double q, double inject) {
   const DimRingsSchedule s(torus, v);
+  const bool streams = s.independent_colours() && !s.params().balanced;
   double total = 0, moved = 0;
   long long current = 0;
   std::vector<ColourStep> steps;
@@ -394,8 +395,16 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
     for (std::size_t a = 0; a < dir[0].size(); ++a)
       link = std::max(link, ColourStep::busiest(torus, dir, a));
     const RankMost most = most_per_rank(steps);
-    if (most.sends > 0) total += r * (1 + q * (most.sends + most.recvs - 2.0)) + (s.params().balanced ? 0 : link);
-    moved += most.moved_blocks;
+    if (most.sends > 0 && streams) {
+      // As predict() prices a streams round: its start-up, then the longer
+      // of its overheads and its transfers, and part of the shorter.
+      const double cpu = q * r * (most.sends + most.recvs);
+      const double net = std::max(link, inject > 0 ? most.moved_blocks / inject : 0.0);
+      total += std::max(0.0, r * (1 - 2 * q)) + std::max(cpu, net) + kStreamsUnhidden * std::min(cpu, net);
+    } else if (most.sends > 0) {
+      total += r * (1 + q * (most.sends + most.recvs - 2.0)) + (s.params().balanced ? 0 : link);
+      moved += most.moved_blocks;
+    }
     steps.clear();
     for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
   };
@@ -409,8 +418,9 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
     step.add_load(dir);
   });
   flush();
-  // Streams: the links' time from the fluid model, or the limiter's, the
-  // rounds' start-up as if they were in step.
+  // Balanced streams: the links' time from the fluid model, or the
+  // limiter's, the rounds' start-up as if they were in step. (Other streams
+  // have charged the limiter round by round.)
   return total + std::max(s.fluid_blocks(), inject > 0 ? moved / inject : 0.0);
 }
 
@@ -445,18 +455,23 @@ DimRingsParams DimRingsSchedule::streams_variant(const Torus& torus, double r, d
 std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool all_network, bool streams,
                                    double inject) {
   const int most = std::max<int>(1, static_cast<int>(torus.active_axes().size()));
-  const auto cost = [&](const DimRingsParams& v) { return model_cost(torus, v, r, q); };
+  // Colours in step where the node axis is one of the torus's: as streams,
+  // colours drift apart and meet on the same links (docs/algorithms.md).
+  const bool in_step = !all_network;
+  const auto cost = [&](DimRingsParams v, double limit) {
+    v.in_step = in_step && !v.balanced;
+    return model_cost(torus, v, r, q, limit);
+  };
   DimRingsParams base{most, false, false};
-  double paper = cost(base);
+  double paper = cost(base, 0);
   // Short-first, one colour per side > 2 with halves, replaces the paper's
-  // colouring where it is 5 % cheaper. Not its other variants: at 256 B on
-  // bgq with 4 ranks per node the model chose one colour short-first,
-  // 9 % slower in SimGrid than one colour in the paper's order.
+  // colouring where it is 5 % cheaper.
   int longs = 0;
   for (int a : torus.active_axes()) longs += torus.shared_link(a) ? 0 : 1;
-  if (all_network && longs > 0 && longs < most) {
+  const bool shorts = all_network && longs > 0 && longs < most;
+  if (shorts) {
     const DimRingsParams v{longs, false, true};
-    if (const double x = cost(v); x < paper / 1.05) {
+    if (const double x = cost(v, 0); x < paper / 1.05) {
       base = v;
       paper = x;
     }
@@ -464,29 +479,40 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool 
   // Balanced streams take the paper's place where they are 5 % cheaper.
   if (all_network && streams && most > 1 && balanced_floor(torus, r) < paper / 1.05) {
     const DimRingsParams v{0, false, false, true};
-    if (const double x = cost(v); x < paper / 1.05) {
+    if (const double x = cost(v, 0); x < paper / 1.05) {
       base = streams_variant(torus, r, q, inject);
       paper = x;
     }
   }
   double best_cost = paper;
   DimRingsParams best = base;
-  // One colour or all: in between, colours share axes of unequal length,
-  // and the model misjudged it (4 colours on bgq's 4x4x4x4x2 at 1 KiB,
-  // 5 % slower than 5 in SimGrid).
   std::vector<DimRingsParams> variants;
-  for (bool whole : {false, true})
-    for (int c : {1, most}) variants.push_back({c, whole, false});
-  for (const DimRingsParams& v : variants) {
-    const double x = cost(v);
-    if (x < best_cost && x < paper / 1.05) {
-      best_cost = x;
-      best = v;
+  if (in_step) {
+    // One colour or all: in between, colours in step share axes of unequal
+    // length, and the model misjudged it (4 colours on bgq's 4x4x4x4x2 at
+    // 1 KiB, 5 % slower than 5 in SimGrid). The paper's unless 5 % cheaper.
+    for (bool whole : {false, true})
+      for (int c : {1, most}) variants.push_back({c, whole, false});
+    for (const DimRingsParams& v : variants)
+      if (const double x = cost(v, 0); x < best_cost && x < paper / 1.05) {
+        best_cost = x;
+        best = v;
+      }
+  } else {
+    // As streams, every colour count (and short-first's), priced with the
+    // overlap of one colour's overheads with another's transfers; the cheapest.
+    for (bool whole : {false, true}) {
+      for (int c = 1; c <= most; ++c) variants.push_back({c, whole, false});
+      for (int c = 1; shorts && c <= longs; ++c) variants.push_back({c, whole, true});
     }
+    best_cost = cost(best, best.balanced ? 0 : inject);
+    for (const DimRingsParams& v : variants)
+      if (const double x = cost(v, inject); x < best_cost) {
+        best_cost = x;
+        best = v;
+      }
   }
-  // Colours in step where the node axis is one of the torus's: as streams,
-  // colours drift apart and meet on the same links (docs/algorithms.md).
-  best.in_step = !all_network && !best.balanced;
+  best.in_step = in_step && !best.balanced;
   return to_string(best);
 }
 

@@ -75,24 +75,24 @@ const TunedParams kDimRings = {
     },
     [](const Schedule& s) { return DimRingsSchedule::to_string(static_cast<const DimRingsSchedule&>(s).params()); }};
 
-/// node-dim-rings: the node torus's variant with the least bandwidth time
-/// among the unweighted ones (short-first where it wins: it also sends no more
-/// messages), or balanced streams (with snakes where cheaper) where they
-/// are 5 % cheaper at this r. The k slices share the node's links and its
-/// injection limit alike, so the limit weighs against one slice's links as
-/// against the node's.
+/// node-dim-rings: the node torus's variant as dim-rings' best() picks it
+/// without balanced, a round's link carrying the k slices (r / k), or
+/// balanced streams (with snakes where cheaper) where they are 5 % cheaper
+/// at this r. The k slices share the node's injection limit alike, so the
+/// limit weighs against one slice's links as against the node's.
 std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   const Torus n = NodeSlicedSchedule::node_torus(t);
-  const std::string in_step = DimRingsSchedule::best(n, 0, 0, true, false);
-  if (n.active_axes().size() < 2) return in_step;
+  const double q = c.overhead_ratio, r = c.r / std::max(1, c.node_ranks);
+  const std::string picked = DimRingsSchedule::best(n, r, q, true, false, c.inject_ratio);
+  if (n.active_axes().size() < 2) return picked;
   DimRingsParams p, balanced{0, false, false, true};
   std::string why;
-  DimRingsSchedule::parse(in_step, n, &p, &why);
-  const double q = c.overhead_ratio, in_step_cost = DimRingsSchedule::model_cost(n, p, c.r, q);
-  return DimRingsSchedule::balanced_floor(n, c.r) < in_step_cost / 1.05 &&
-                 DimRingsSchedule::model_cost(n, balanced, c.r, q) < in_step_cost / 1.05
+  DimRingsSchedule::parse(picked, n, &p, &why);
+  const double picked_cost = DimRingsSchedule::model_cost(n, p, c.r, q);
+  return DimRingsSchedule::balanced_floor(n, c.r) < picked_cost / 1.05 &&
+                 DimRingsSchedule::model_cost(n, balanced, c.r, q) < picked_cost / 1.05
              ? DimRingsSchedule::to_string(DimRingsSchedule::streams_variant(n, c.r, q, c.inject_ratio))
-             : in_step;
+             : picked;
 }
 
 const TunedParams kNodeDimRings = {

@@ -155,6 +155,12 @@ struct StructuralProof {
   std::string detail;  ///< what was proven, or what failed
 };
 
+/// Where colours run as streams (Schedule::independent_colours), the part
+/// of the smaller of a round's CPU time (its messages' overheads) and its
+/// network time that the other streams do not hide. Fitted in SimGrid on
+/// seven presets, 256 B to 8 KiB (docs/design.md, "Pricing streams").
+constexpr double kStreamsUnhidden = 0.1;
+
 /// A neighbour-only allgather schedule on a torus.
 class Schedule {
  public:

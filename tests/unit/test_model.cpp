@@ -12,6 +12,7 @@
 #include "model/closed_form.hpp"
 #include "model/cost.hpp"
 #include "model/selector.hpp"
+#include "schedule/dim_rings.hpp"
 #include "schedule/node_sliced.hpp"
 #include "schedule/registry.hpp"
 #include "simulate/simulate.hpp"
@@ -345,6 +346,38 @@ TEST(CostModel, OverheadDeltaAndSharedMemory) {
   m.overhead = 0;
   EXPECT_DOUBLE_EQ(predict(p, m, 1), 2 * (10 + 6 + 6));
   EXPECT_EQ(CostProfile::deserialize(p.serialize()).runs, p.runs);
+}
+
+// Colours as streams: a round's start-up (α − 2o), then the longer of its
+// overheads and its transfer and a quarter of the shorter; in step the
+// same round costs α and the longest of the overlapping terms.
+TEST(CostModel, StreamsOverlapOverheadsWithTransfers) {
+  RoundCost in_step{4, 4, 4, 4, 1};  // 4 blocks on the busiest link, 4 sends, 4 receives
+  RoundCost streams = in_step;
+  streams.streams = true;
+  Machine m;
+  m.alpha = 10;
+  m.beta = 1;
+  m.overhead = 2;
+  CostProfile a, b;
+  a.add(in_step, 3);
+  b.add(streams, 3);
+  // In step: α 10 + max(2·6 − (10 − 4), 4·3 bytes, 2·3 + 3·1).
+  EXPECT_DOUBLE_EQ(predict(a, m, 3), 3 * (10 + 12));
+  // Streams: 10 − 4 + max(2·8, 12) + 0.25 · min(16, 12).
+  EXPECT_DOUBLE_EQ(predict(b, m, 3), 3 * (6 + 16 + kStreamsUnhidden * 12));
+  EXPECT_EQ(CostProfile::deserialize(b.serialize()).runs, b.runs);
+  EXPECT_NE(CostProfile::deserialize(b.serialize()).runs, a.runs);
+  // The flag comes from the schedule, stepped and closed form alike.
+  const Torus t({4, 4, 4});
+  for (const DimRingsParams& v : {DimRingsParams{2, false}, DimRingsParams{1, false},
+                                  DimRingsParams{2, false, false, false, false, true}}) {
+    const DimRingsSchedule s(t, v);
+    CostProfile closed;
+    ASSERT_TRUE(closed_form_profile(s, &closed));
+    for (const CostProfile& p : {closed, profile(s, t.size())})
+      for (const auto& run : p.runs) EXPECT_EQ(run.second.streams, s.independent_colours()) << DimRingsSchedule::to_string(v);
+  }
 }
 
 // Rounds in which every rank sends to and receives from k neighbours, as

@@ -38,6 +38,7 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
     if (c.sends > 0) out.add(c);
     c = RoundCost{};
     c.hops = 1;
+    c.streams = s.independent_colours();
     for (auto& d : dir) d.assign(static_cast<std::size_t>(t.ndims()), 0.0);
   };
   flush();
