@@ -146,8 +146,8 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
       if (c.streams) {
         // Streams: while one colour waits for its transfers, another's
         // overheads run; only part of the smaller of the two shows.
-        const double cpu = o * (sends + recvs), net = std::max(m.beta * bytes, m.inject_beta * injected);
-        round = std::max(0.0, m.alpha - 2 * o) + hops + std::max(cpu, net) + kStreamsUnhidden * std::min(cpu, net);
+        const double net = std::max(m.beta * bytes, m.inject_beta * injected);
+        round = streams_round(std::max(0.0, m.alpha - 2 * o) + hops, o * (sends + recvs), net);
       } else {
         round = m.alpha + hops + extra(m.alpha, m.beta, bytes, m.inject_beta * injected);
       }

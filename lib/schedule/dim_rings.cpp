@@ -398,9 +398,8 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
     if (most.sends > 0 && streams) {
       // As predict() prices a streams round: its start-up, then the longer
       // of its overheads and its transfers, and part of the shorter.
-      const double cpu = q * r * (most.sends + most.recvs);
       const double net = std::max(link, inject > 0 ? most.moved_blocks / inject : 0.0);
-      total += std::max(0.0, r * (1 - 2 * q)) + std::max(cpu, net) + kStreamsUnhidden * std::min(cpu, net);
+      total += streams_round(std::max(0.0, r * (1 - 2 * q)), q * r * (most.sends + most.recvs), net);
     } else if (most.sends > 0) {
       total += r * (1 + q * (most.sends + most.recvs - 2.0)) + (s.params().balanced ? 0 : link);
       moved += most.moved_blocks;

@@ -3,6 +3,7 @@
 // No MPI in this layer; the simulator and the MPI executor both consume it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -160,6 +161,13 @@ struct StructuralProof {
 /// network time that the other streams do not hide. Fitted in SimGrid on
 /// seven presets, 256 B to 8 KiB (docs/design.md, "Pricing streams").
 constexpr double kStreamsUnhidden = 0.1;
+
+/// A round of streams: its start-up, the longer of its overheads and its
+/// transfer, and kStreamsUnhidden of the shorter (in seconds for predict(),
+/// in one block's time over a link for DimRingsSchedule::model_cost).
+inline double streams_round(double start_up, double overheads, double transfer) {
+  return start_up + std::max(overheads, transfer) + kStreamsUnhidden * std::min(overheads, transfer);
+}
 
 /// A neighbour-only allgather schedule on a torus.
 class Schedule {
