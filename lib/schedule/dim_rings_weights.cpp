@@ -30,7 +30,13 @@ struct Message {
 class Fluid {
  public:
   Fluid(const Torus& torus, const std::vector<AxisOrder>& orders)
-      : colours_(orders.size()), sharing_(static_cast<std::size_t>(2 * torus.ndims()), 0) {
+      : colours_(orders.size()), sharing_(static_cast<std::size_t>(2 * torus.ndims()), 0),
+        served_(sharing_.size(), 0.0) {
+    // Without lanes every round sends the same towards + and -, so link
+    // 2a + 1 repeats link 2a's flows exactly: only the + side is simulated.
+    const bool lanes = std::any_of(orders.begin(), orders.end(), [](const AxisOrder& order) {
+      return std::any_of(order.begin(), order.end(), [](const Ring& ring) { return ring.pair >= 0; });
+    });
     for (const AxisOrder& order : orders) {
       rounds_.emplace_back();
       double grow = 1;
@@ -48,7 +54,7 @@ class Fluid {
             r.messages.push_back({2 * a, 2});
           } else {
             r.messages.push_back({2 * a, 1});
-            r.messages.push_back({2 * a + 1, 1});
+            if (lanes) r.messages.push_back({2 * a + 1, 1});
           }
           rounds_.back().push_back(r);
         }
@@ -57,11 +63,13 @@ class Fluid {
     }
   }
 
-  /// The time, in one block's time over one link, with these weights.
-  double time(const std::vector<double>& weights) {
+  /// The time, in one block's time over one link, with these weights; or,
+  /// once the time passes `above`, the time so far (a search's reject).
+  double time(const std::vector<double>& weights, double above = INFINITY) {
     // A colour's group in each round as the colour's steps multiply it, the
     // weight first (the same products as one colour computed alone).
-    blocks_.assign(colours_, {});
+    blocks_.resize(colours_);
+    for (auto& b : blocks_) b.clear();
     for (std::size_t c = 0; c < colours_; ++c) {
       if (!(weights[c] > 0)) continue;
       double group = weights[c];
@@ -75,26 +83,30 @@ class Fluid {
     used_.assign(colours_, 0);
     open_.assign(colours_, 0);
     flows_.clear();
+    std::fill(sharing_.begin(), sharing_.end(), 0);
     for (std::size_t c = 0; c < colours_; ++c) start(c);
     double t = 0;
-    while (!flows_.empty()) {
-      std::fill(sharing_.begin(), sharing_.end(), 0);
-      for (const Flow& f : flows_) ++sharing_[static_cast<std::size_t>(f.link)];
+    while (!flows_.empty() && !(t > above)) {
       double dt = INFINITY;
       for (const Flow& f : flows_) dt = std::min(dt, f.left * sharing_[static_cast<std::size_t>(f.link)]);
       t += dt;
       // Every message on a link gets an equal share; the first to finish leave.
       std::size_t kept = 0;
       arrived_.clear();
+      finished_.clear();
+      for (std::size_t l = 0; l < sharing_.size(); ++l)
+        if (sharing_[l] > 0) served_[l] = dt / sharing_[l];
       for (const Flow& f : flows_) {
-        const double left = f.left - dt / sharing_[static_cast<std::size_t>(f.link)];
+        const double left = f.left - served_[static_cast<std::size_t>(f.link)];
         if (left > 1e-12 * std::max(1.0, t)) {
           flows_[kept++] = Flow{f.colour, f.link, left};
-        } else if (--open_[static_cast<std::size_t>(f.colour)] == 0) {
-          arrived_.push_back(static_cast<std::size_t>(f.colour));
+        } else {
+          finished_.push_back(f.link);
+          if (--open_[static_cast<std::size_t>(f.colour)] == 0) arrived_.push_back(static_cast<std::size_t>(f.colour));
         }
       }
       flows_.resize(kept);
+      for (int link : finished_) --sharing_[static_cast<std::size_t>(link)];
       // A colour whose round has arrived starts its next one.
       for (std::size_t c : arrived_) start(c);
     }
@@ -118,7 +130,11 @@ class Fluid {
     for (; at_[c] < rounds.size() && open_[c] == 0; ++at_[c])
       for (const Message& m : rounds[at_[c]].messages) {
         const double blocks = blocks_[c][used_[c]++];
-        if (blocks > 0) flows_.push_back({static_cast<int>(c), m.link, blocks}), ++open_[c];
+        if (blocks > 0) {
+          flows_.push_back({static_cast<int>(c), m.link, blocks});
+          ++open_[c];
+          ++sharing_[static_cast<std::size_t>(m.link)];
+        }
       }
   }
   std::size_t colours_;
@@ -128,7 +144,9 @@ class Fluid {
   std::vector<int> open_;
   std::vector<Flow> flows_;
   std::vector<std::size_t> arrived_;
-  std::vector<int> sharing_;
+  std::vector<int> finished_;  ///< the links of the flows that left in this step
+  std::vector<int> sharing_;   ///< flows on each link
+  std::vector<double> served_;  ///< what each flow on a link got in this step
 };
 
 }  // namespace
@@ -158,7 +176,7 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
           std::vector<double> v = w;
           v[i] *= 1 + sign * step;
           v = normalised(v);
-          const double x = fluid.time(v);
+          const double x = fluid.time(v, best * (1 - 1e-9));
           if (x < best * (1 - 1e-9)) {
             best = x;
             w = v;
@@ -185,7 +203,7 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
             // A move that costs nothing is taken too: from equal weights
             // every single move ties (another link stays the busiest), and
             // the next ones gain.
-            const double x = fluid.time(v);
+            const double x = fluid.time(v, after * (1 + 1e-12));
             if (x <= after * (1 + 1e-12)) {
               improved = improved || x < after * (1 - 1e-9);
               after = std::min(after, x);
