@@ -59,14 +59,15 @@ std::vector<long long> BridgeheadSchedule::ring_steps(int n, const RingParams& p
 
 namespace {
 
-std::vector<long long> ring_steps_of(int n, const RingParams& p) {
+/// Phases 1 and 2 of circgos(n, a, ·) on a ring: each step's largest call.
+std::vector<long long> gather_steps(int n, int a) {
   std::vector<long long> out;
   if (n <= 1) return out;
   // Phase 1: the segments concentrate side by side; step j costs the
   // largest group merged in it.
   std::vector<long long> phase1;
   long long longest = 0;
-  for (const auto& seg : segments(n, p.a)) {
+  for (const auto& seg : segments(n, a)) {
     int leader = 0;
     const auto& steps = concentration(seg.length, &leader);
     if (phase1.size() < steps.size()) phase1.resize(steps.size(), 0);
@@ -76,7 +77,13 @@ std::vector<long long> ring_steps_of(int n, const RingParams& p) {
   }
   out = phase1;
   // Phase 2: ⌊a/2⌋ steps of approach 1 among the bridgeheads, a segment each.
-  if (p.a >= 2) out.insert(out.end(), static_cast<std::size_t>(p.a / 2), longest);
+  if (a >= 2) out.insert(out.end(), static_cast<std::size_t>(a / 2), longest);
+  return out;
+}
+
+std::vector<long long> ring_steps_of(int n, const RingParams& p) {
+  std::vector<long long> out = gather_steps(n, p.a);
+  if (n <= 1) return out;
   // Phase 3: rounds until every rank is a bridgehead; each step moves
   // packets of n/k ranks' data less what the receiver holds from phase 1.
   for (const auto& round : chain_round_largest(n, p.a, p.b, p.k)) out.insert(out.end(), round.begin(), round.end());
@@ -84,6 +91,15 @@ std::vector<long long> ring_steps_of(int n, const RingParams& p) {
 }
 
 }  // namespace
+
+StepCost BridgeheadSchedule::ring_floor(int n, const RingParams& p) {
+  thread_local std::map<std::pair<int, int>, StepCost> gathered;  // phases 1 and 2 per (n, a)
+  auto [it, fresh] = gathered.try_emplace(std::make_pair(n, p.a));
+  if (fresh)
+    for (long long size : gather_steps(n, p.a)) it->second = StepCost{it->second.steps + 1, it->second.blocks + size};
+  const auto [steps, blocks] = chain_floor(n, p.a, p.b, p.k);
+  return StepCost{it->second.steps + steps, it->second.blocks + blocks};
+}
 
 StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long unit) {
   const auto ring = remembered_steps(n, p);
@@ -116,13 +132,16 @@ std::vector<RingParams> BridgeheadSchedule::best(const Torus& torus, double r) {
     RingParams best_p{n, 2, 1};  // approach 1
     StepCost best_c = ring_cost(n, best_p, unit);
     // a up to 32 and every divisor of n; b up to 8 and k up to 32, k | n
-    // (equal packets): the paper's Table 1 optima stay well inside.
+    // (equal packets): the paper's Table 1 optima stay well inside. A
+    // candidate whose floor already costs more is not worked out.
     for (int a = 1; a < n; ++a) {
       if (a > 32 && n % a) continue;
       for (int b = 2; b <= std::min(n, 8); ++b)
         for (int k = 1; k <= std::min(n, 32); ++k) {
           if (n % k) continue;
           const RingParams p{a, b, k};
+          const StepCost floor = ring_floor(n, p);
+          if (StepCost{floor.steps, floor.blocks * unit}.at(r) > best_c.at(r)) continue;
           const StepCost c = ring_cost(n, p, unit);
           if (c.at(r) < best_c.at(r) || (c.at(r) == best_c.at(r) && c.steps < best_c.steps)) {
             best_c = c;

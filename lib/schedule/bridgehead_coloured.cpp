@@ -59,6 +59,28 @@ StepCost coloured_cost_of(const Torus& torus, const std::vector<RingParams>& par
   return c;
 }
 
+/// At most coloured_cost_of's time steps·r + blocks/d: per phase, the
+/// slowest colour's ring floor (the phase lasts at least as long as it).
+double coloured_floor(const Torus& torus, const std::vector<RingParams>& params, double r) {
+  const auto axes = torus.active_axes();
+  const std::size_t d = axes.size();
+  StepCost c;
+  std::vector<long long> unit(d, 1);
+  for (std::size_t f = 0; f < d; ++f) {
+    long long steps = 0, blocks = 0;
+    for (std::size_t colour = 0; colour < d; ++colour) {
+      const std::size_t i = rotated(colour, f, d);
+      const StepCost ring = BridgeheadSchedule::ring_floor(torus.dim(axes[i]), params[i]);
+      steps = std::max(steps, ring.steps);
+      blocks = std::max(blocks, ring.blocks * unit[colour]);
+      unit[colour] *= torus.dim(axes[i]);
+    }
+    c.steps += steps;
+    c.blocks += blocks;
+  }
+  return static_cast<double>(c.steps) * r + static_cast<double>(c.blocks) / static_cast<double>(d);
+}
+
 }  // namespace
 
 StepCost BridgeheadSchedule::coloured_cost(const Torus& torus, const std::vector<RingParams>& params) {
@@ -98,6 +120,7 @@ std::vector<RingParams> BridgeheadSchedule::best_coloured(const Torus& torus, do
         for (int axis : axes) fits = fits && torus.dim(axis) % k == 0;
         if (!fits) continue;
         const std::vector<RingParams> p(axes.size(), RingParams{a, b, k});
+        if (coloured_floor(torus, p, r) > best_t.first) continue;
         const auto t = time(p);
         if (t < best_t) {
           best_t = t;

@@ -99,6 +99,7 @@ namespace {
 struct Phase1 {
   std::vector<std::pair<int, int>> runs;
   std::vector<int> heads;
+  int longest_run = 0;  ///< the longest run of a position that is not a bridgehead
 };
 
 Phase1 make_phase1(int n, int a) {
@@ -110,6 +111,10 @@ Phase1 make_phase1(int n, int a) {
     for (const auto& r : runs) out.runs.emplace_back(seg.start + r.first, seg.start + r.second);
     out.heads.push_back(seg.bridgehead);
   }
+  std::vector<char> head(out.runs.size(), 0);
+  for (int h : out.heads) head[static_cast<std::size_t>(h)] = 1;
+  for (std::size_t p = 0; p < out.runs.size(); ++p)
+    if (!head[p]) out.longest_run = std::max(out.longest_run, out.runs[p].second - out.runs[p].first);
   return out;
 }
 
@@ -414,6 +419,18 @@ std::vector<std::vector<long long>> chain_round_largest(int n, int a, int b, int
         return out.back().size();
       });
   return out;
+}
+
+std::pair<long long, long long> chain_floor(int n, int a, int b, int k) {
+  SearchMemo::Tables local;
+  SearchMemo::Tables& memo = active_tables ? *active_tables : local;
+  const int longest = phase1_of(memo, n, a).longest_run;
+  const long long rounds = static_cast<long long>(head_rounds(memo, n, a, b).size());
+  // A packet is n/k positions: a run of `longest` covers at most longest·k/n of them.
+  const long long missing = k - static_cast<long long>(longest) * k / n;
+  const long long steps = std::max(1LL, (missing + 1) / 2);
+  const long long blocks = std::max(steps, (n - longest + 1) / 2LL);
+  return {rounds * steps, rounds * blocks};
 }
 
 }  // namespace ring_gossip

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -125,6 +126,87 @@ TEST(Bridgehead, ParameterSearchSpansTheTradeOff) {
       }
       EXPECT_LE(chosen, BridgeheadSchedule::cost(t, one).at(r)) << t.to_string() << " r=" << r;
       EXPECT_LE(chosen, BridgeheadSchedule::cost(t, two).at(r)) << t.to_string() << " r=" << r;
+    }
+}
+
+// The searches skip a candidate whose floor already costs more than their
+// best: the floor never exceeds the cost (steps and blocks), for every
+// (a, b, k) the search tries on rings up to 40.
+TEST(Bridgehead, RingFloorNeverExceedsTheCost) {
+  int checked = 0;
+  for (int n = 2; n <= 40; ++n)
+    for (int a = 1; a <= n; ++a)
+      for (int b = 2; b <= std::min(n, 8); ++b)
+        for (int k = 1; k <= std::min(n, 32); ++k) {
+          if (n % k) continue;
+          const RingParams p{a, b, k};
+          const StepCost floor = BridgeheadSchedule::ring_floor(n, p), cost = BridgeheadSchedule::ring_cost(n, p, 1);
+          ASSERT_LE(floor.steps, cost.steps) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          ASSERT_LE(floor.blocks, cost.blocks) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          ++checked;
+        }
+  EXPECT_GT(checked, 20000);
+}
+
+// With the floors, both searches choose what trying every candidate
+// chooses (the same order, the same tie rules).
+TEST(Bridgehead, PrunedSearchesChooseAsTheFullSearch) {
+  for (const auto& dims : std::vector<std::vector<int>>{{64}, {24, 10}, {12, 8, 6}, {30, 30}, {4, 4, 4, 2}})
+    for (int e = -3; e <= 12; e += 3) {
+      const Torus t(dims);
+      const double r = std::exp2(e);
+      const auto axes = t.active_axes();
+      // bridgehead: axis by axis, approach 1 first, then a, b, k in order.
+      std::vector<RingParams> full;
+      long long unit = 1;
+      for (int axis : axes) {
+        const int n = t.dim(axis);
+        RingParams best{n, 2, 1};
+        StepCost best_c = BridgeheadSchedule::ring_cost(n, best, unit);
+        for (int a = 1; a < n; ++a) {
+          if (a > 32 && n % a) continue;
+          for (int b = 2; b <= std::min(n, 8); ++b)
+            for (int k = 1; k <= std::min(n, 32); ++k) {
+              if (n % k) continue;
+              const StepCost c = BridgeheadSchedule::ring_cost(n, {a, b, k}, unit);
+              if (c.at(r) < best_c.at(r) || (c.at(r) == best_c.at(r) && c.steps < best_c.steps)) {
+                best_c = c;
+                best = {a, b, k};
+              }
+            }
+        }
+        full.push_back(best);
+        unit *= n;
+      }
+      EXPECT_EQ(BridgeheadSchedule::best(t, r), full) << t.to_string() << " r=" << r;
+      if (axes.size() < 2) continue;
+      // bridgehead-coloured: bridgehead's at r·d, then one triple on every axis.
+      const double d = static_cast<double>(axes.size());
+      auto time = [&](const std::vector<RingParams>& p) {
+        const StepCost c = BridgeheadSchedule::coloured_cost(t, p);
+        return std::make_pair(static_cast<double>(c.steps) * r + static_cast<double>(c.blocks) / d, c.steps);
+      };
+      std::vector<RingParams> coloured = BridgeheadSchedule::best(t, r * d);
+      auto best_t = time(coloured);
+      int shortest = t.dim(axes[0]);
+      for (int axis : axes) shortest = std::min(shortest, t.dim(axis));
+      for (int a = 1; a <= shortest; ++a) {
+        bool divides_all = true;
+        for (int axis : axes) divides_all = divides_all && t.dim(axis) % a == 0;
+        if (a > 32 && !divides_all) continue;
+        for (int b = 2; b <= std::min(shortest, 8); ++b)
+          for (int k = 1; k <= std::min(shortest, 32); ++k) {
+            bool fits = true;
+            for (int axis : axes) fits = fits && t.dim(axis) % k == 0;
+            if (!fits) continue;
+            const std::vector<RingParams> p(axes.size(), RingParams{a, b, k});
+            if (const auto x = time(p); x < best_t) {
+              best_t = x;
+              coloured = p;
+            }
+          }
+      }
+      EXPECT_EQ(BridgeheadSchedule::best_coloured(t, r), coloured) << t.to_string() << " r=" << r;
     }
 }
 
