@@ -16,13 +16,22 @@ int walk_route(const Torus& t, Rank from, Rank to, Link&& link) {
   int hops = 0;
   Rank at = from;
   for (int a = 0; a < t.ndims(); ++a) {
-    const int n = t.dim(a);
-    const int ahead = ((t.coord(to, a) - t.coord(at, a)) % n + n) % n;
-    const bool plus = t.open(a) ? t.coord(to, a) >= t.coord(at, a) : ahead <= n - ahead;
+    const int n = t.dim(a), here = t.coord(at, a), there = t.coord(to, a);
+    const int ahead = ((there - here) % n + n) % n;
+    const bool plus = t.open(a) ? there >= here : ahead <= n - ahead;
     const Port p = make_port(a, plus);
+    // Hop by hop along the axis: its coordinate kept, the wrap by hand (no division per hop).
+    const Rank stride = t.stride(a), wrap = static_cast<Rank>(n - 1) * stride;
+    int c = here;
     for (int k = plus ? ahead : n - ahead; k > 0; --k, ++hops) {
       link(at, p);
-      at = t.neighbor(at, p);
+      if (plus) {
+        at += ++c == n ? -wrap : stride;
+        if (c == n) c = 0;
+      } else {
+        at += c-- == 0 ? wrap : -stride;
+        if (c < 0) c = n - 1;
+      }
     }
   }
   return hops;
