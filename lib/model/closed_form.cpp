@@ -67,6 +67,10 @@ bool closed_form_profile(const Schedule& schedule, CostProfile* out, int node_ra
     *out = profiles::partial_cycles(*pc, node_ranks);
     return true;
   }
+  if (const auto* tp = dynamic_cast<const ThreePhaseSchedule*>(&schedule)) {
+    const Torus& net = physical && physical->size() == tp->torus().size() ? *physical : tp->torus();
+    return profiles::three_phase(*tp, net, node_ranks, out);
+  }
   if (const auto* b = dynamic_cast<const BridgeheadSchedule*>(&schedule)) {
     *out = profiles::bridgehead(*b);
     profiles::shared_by_node(out, node_ranks);

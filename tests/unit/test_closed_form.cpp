@@ -16,6 +16,7 @@
 #include "schedule/dim_rings.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/three_phase.hpp"
 #include "schedule/torus_bruck.hpp"
 
 using namespace torusgather;
@@ -360,6 +361,30 @@ TEST(ClosedForm, PartialCyclesEqualsStepped) {
     if (Torus(dims).size() <= 1024) checked += check(Torus(dims), 1);
   EXPECT_GE(checked, 20);
   EXPECT_GE(with_node_axes(512, check), 24);
+}
+
+// three-phase with one rank per node: the gossip's messages routed without
+// the programs, against the programs stepped through (even and odd rank
+// counts: Algorithms 2 and 3); with node axes, whose links a node shares.
+TEST(ClosedForm, ThreePhaseGossipEqualsStepped) {
+  auto check = [](const Torus& t, int node_ranks) {
+    const ThreePhaseSchedule s(t);
+    CostProfile closed;
+    EXPECT_TRUE(closed_form_profile(s, &closed, node_ranks, &t));
+    expect_same(closed, profile(s, t.size(), &t, node_ranks),
+                "three-phase on " + t.to_string() + ", " + std::to_string(node_ranks) + " per node");
+    return 1;
+  };
+  int checked = 0;
+  for (const auto& dims : kShapes)
+    if (Torus(dims).size() <= 1024) checked += check(Torus(dims), 1);
+  EXPECT_GE(checked, 25);
+  EXPECT_GE(with_node_axes(512, check), 40);
+  // Nodes of several ranks: their trees are stepped through, not claimed.
+  std::vector<int> node_of;
+  for (int r = 0; r < 16; ++r) node_of.push_back(r / 4);
+  CostProfile p;
+  EXPECT_FALSE(closed_form_profile(ThreePhaseSchedule(Torus({4, 4}), node_of), &p));
 }
 
 TEST(ClosedForm, NoClosedFormIsNotClaimed) {

@@ -11,6 +11,7 @@
 #include "schedule/cubgos.hpp"
 #include "schedule/dim_rings.hpp"
 #include "schedule/partial_cycles.hpp"
+#include "schedule/three_phase.hpp"
 #include "schedule/torus_bruck.hpp"
 
 namespace torusgather {
@@ -36,6 +37,12 @@ CostProfile cubgos(const CubgosSchedule& s, int node_ranks);
 /// partial-cycles' rounds, every rank's sends without its program (Meyer &
 /// Sibeyn §4); O(P d) per round.
 CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks);
+
+/// three-phase with one rank per node: the gossip's rounds routed over `net`
+/// in dimension order (Barriere, Cohen & Mitjana §4.1, Algorithms 2 and 3),
+/// every rank's messages without its program; false (nothing done) where a
+/// node has several ranks.
+bool three_phase(const ThreePhaseSchedule& s, const Torus& net, int node_ranks, CostProfile* out);
 
 /// The torus's last axis where it is each node's node_ranks ranks (shared
 /// memory; axis -1 where there is none), and how many ranks share each of a
