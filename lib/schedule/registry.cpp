@@ -135,6 +135,9 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
       case AlgorithmId::hamiltonian:
         a.profile.from_torus = true;
         a.cycles_by_rule_only = true;
+        // Its floor(P/2) rounds: where they alone put it behind three others,
+        // its cycles (a search on some shapes) are not built for the decision.
+        a.profile.rounds_at_least = [](const Torus& t) -> long long { return t.size() / 2; };
         break;
       case AlgorithmId::hamiltonian_partial:
         a.fallback = AlgorithmId::hamiltonian;

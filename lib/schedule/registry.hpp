@@ -87,9 +87,10 @@ struct ProfileTraits {
   /// behind the profile grows with the side.
   int side_limit = 0;
   const char* side_limit_why = nullptr;
-  /// For a profile only stepping gives: at least this many rounds move data
-  /// on the torus (from its shape, nothing built), or nullptr. Where they
-  /// alone put it behind others, auto does not profile it (predict_all).
+  /// For a profile only stepping gives, or a schedule whose build may search:
+  /// at least this many rounds move data on the torus (from its shape,
+  /// nothing built), or nullptr. Where they alone put it behind others, auto
+  /// neither builds nor profiles it (predict_all).
   long long (*rounds_at_least)(const Torus&) = nullptr;
 };
 
