@@ -178,6 +178,7 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
   // the simulator's), the weights from the fluid model, the colours without
   // weight left out.
   balanced_ = params.balanced && axes_.size() > 1;
+  snakes_ = balanced_ && params.snakes;
   if (balanced_) {
     short_first_ = whole_ = false;
     shorts_.clear();

@@ -60,7 +60,7 @@ class DimRingsSchedule final : public Schedule {
   int phases() const { return orders_.empty() ? 0 : static_cast<int>(orders_.front().size()); }
   bool whole_antipode() const { return whole_; }
   /// The variant as built (colours resolved, short_first only where it applies).
-  DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_, balanced_, false, in_step_}; }
+  DimRingsParams params() const { return DimRingsParams{colours_, whole_, short_first_, balanced_, snakes_, in_step_}; }
   /// Every colour moves only its own piece, so several run as streams
   /// unless the variant says in step.
   bool independent_colours() const override { return balanced_ || (colours_ > 1 && !in_step_); }
@@ -173,6 +173,7 @@ class DimRingsSchedule final : public Schedule {
   std::vector<long long> units_;   ///< balanced: per colour, of Piece::kUnits
   std::vector<long long> first_;   ///< balanced: where each colour's units start
   bool balanced_ = false;
+  bool snakes_ = false;  ///< balanced: asked to run snakes where the torus has them
   double fluid_blocks_ = 0;
   int colours_ = 0;
   bool whole_ = false;

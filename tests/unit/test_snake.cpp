@@ -108,6 +108,9 @@ TEST(Snake, ChosenWhereTheInjectionLimitBinds) {
   ASSERT_TRUE(DimRingsSchedule::parse("balanced,snake", t, &p, &why)) << why;
   EXPECT_TRUE(p.balanced && p.snakes);
   EXPECT_EQ(DimRingsSchedule::to_string(p), "balanced,snake");
+  // A built schedule reports the variant it runs (TORUSGATHER_VERBOSE names it so).
+  EXPECT_EQ(DimRingsSchedule::to_string(DimRingsSchedule(t, p).params()), "balanced,snake");
+  EXPECT_EQ(DimRingsSchedule::to_string(DimRingsSchedule(t, DimRingsParams{0, false, false, true}).params()), "balanced");
   EXPECT_TRUE(DimRingsSchedule::has_snake(t));
   EXPECT_TRUE(DimRingsSchedule::has_snake(parsed("2x2x4mx2x3x2")));  // an open axis and a side of 2
   EXPECT_FALSE(DimRingsSchedule::has_snake(parsed("3x4mx5")));       // an open axis alone
