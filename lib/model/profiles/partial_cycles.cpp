@@ -9,22 +9,56 @@ namespace profiles {
 
 namespace {
 
-/// One feeding: rank `to`, off cycle `c`, fed by its neighbour `from`
-/// through `port` (from's side), as its feeder `which`.
+/// One feeding: a rank off cycle `c` fed by its neighbour, its feeder `which`.
 struct Feed {
-  Rank from, to;
   int c, which;
-  Port port;
   PartialCyclesSchedule::Feeders f;
+};
+
+/// The loads of the sends under way, per link and per rank (blocks in
+/// halves), kept from one round to the next: a round changes only the
+/// sends that start or stop, and its maxima are one pass over the arrays.
+class Loads {
+ public:
+  Loads(std::size_t links, Rank ranks)
+      : network_(links, 0), node_(links, 0), recv_(static_cast<std::size_t>(ranks), 0), sends_(recv_), recvs_(recv_) {}
+
+  /// A send of `halves` half blocks starts (sign 1) or stops (sign -1).
+  void change(std::size_t link, bool on_node, Rank from, Rank to, int halves, int sign) {
+    (on_node ? node_ : network_)[link] += sign * halves;
+    sends_[static_cast<std::size_t>(from)] += sign;
+    recvs_[static_cast<std::size_t>(to)] += sign;
+    recv_[static_cast<std::size_t>(to)] += sign * halves;
+    under_way_ += sign;
+  }
+  /// The round's cost as profile() counts it for these sends.
+  RoundCost cost() const {
+    const auto most = [](const std::vector<int>& v) { return *std::max_element(v.begin(), v.end()); };
+    RoundCost c;
+    if (under_way_ == 0) return c;
+    c.link_blocks = most(network_) / 2.0;
+    c.node_blocks = most(node_) / 2.0;
+    c.recv_blocks = most(recv_) / 2.0;
+    c.sends = most(sends_);
+    c.recvs = most(recvs_);
+    c.hops = 1;
+    return c;
+  }
+
+ private:
+  std::vector<int> network_, node_, recv_, sends_, recvs_;
+  long long under_way_ = 0;
 };
 
 }  // namespace
 
 /// Every rank's sends, round by round, as its program makes them (both ways
 /// round each cycle it lies on, and the feeding of its off-cycle
-/// neighbours), charged as profile() charges them, without the programs:
-/// the feedings and each rank's cycle ports are listed once. O(P d) per
-/// round; partial-cycles has ceil(m/2) of them, m >= P/d.
+/// neighbours), charged as profile() charges them, without the programs.
+/// The loads carry over from round to round: the cycles' sends shift by
+/// one position per round, so only those next to where a run of injecting
+/// positions ends start or stop, and each feeding is asked again. Still
+/// O(P d) per round (the feedings, the maxima's pass), in cheap steps.
 CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
   const Torus& t = s.torus();
   const Rank P = t.size();
@@ -32,78 +66,102 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
   const long long m = s.cycle_length();
   const NodeAxis node = node_axis_of(t, node_ranks);
   const int k = node.axis >= 0 ? node_ranks : 1;
-  // A message on a side of 2 with one link takes it as +, as dimension order routes it.
-  auto link_port = [&t](Port p) { return t.shared_link(port_axis(p)) ? make_port(port_axis(p), true) : p; };
+  // The link a send from `from` through port p is charged to: a message on
+  // a side of 2 with one link takes it as +, as dimension order routes it,
+  // and a node's ranks share its network links.
+  auto link_of = [&](Rank from, Port p, bool* on_node) {
+    if (t.shared_link(port_axis(p))) p = make_port(port_axis(p), true);
+    *on_node = k > 1 && port_axis(p) == node.axis;
+    const Rank owner = k > 1 && !*on_node ? from - from % k : from;
+    return static_cast<std::size_t>(owner * ports + p);
+  };
+  struct Send {
+    Rank from, to;
+    std::size_t link;
+    bool on_node;
+    int halves = 0;  ///< under way now, in half blocks (0: none)
+  };
   std::vector<Feed> feeds;
+  std::vector<Send> feed_sends;
   for (Rank r = 0; r < P; ++r)
     for (int c = 0; c < d; ++c)
       if (s.position(r, c) < 0)
         for (int w = 0; w < 2; ++w) {
           const Port in = s.feed_port(r, c, w);
-          feeds.push_back({t.neighbor(r, in), r, c, w, opposite(in), s.feeders(r, c)});
+          feeds.push_back({c, w, s.feeders(r, c)});
+          Send x{t.neighbor(r, in), r, 0, false};
+          x.link = link_of(x.from, opposite(in), &x.on_node);
+          feed_sends.push_back(x);
         }
   // Each cycle's positions, listed once: who injects there, and each
-  // position's send both ways round.
-  struct CycleSend {
-    Rank from, to;
-    Port port;
-  };
+  // position's send both ways round; where the injecting runs end.
   std::vector<char> injected(static_cast<std::size_t>(d * m));
-  std::vector<CycleSend> cycle_sends(static_cast<std::size_t>(d * m * 2));
-  for (int c = 0; c < d; ++c)
+  std::vector<Send> cycle_sends(static_cast<std::size_t>(d * m * 2));
+  std::vector<std::vector<long long>> ends(static_cast<std::size_t>(d));
+  for (int c = 0; c < d; ++c) {
     for (long long q = 0; q < m; ++q) {
       const Rank r = s.at(c, q);
       injected[static_cast<std::size_t>(c * m + q)] = s.injects(r, c);
       for (int w = 0; w < 2; ++w) {
         const int dir = w == 0 ? 1 : -1;
-        cycle_sends[static_cast<std::size_t>((c * m + q) * 2 + w)] = {r, s.at(c, q + dir), s.cycle_port(r, c, dir)};
+        Send& x = cycle_sends[static_cast<std::size_t>((c * m + q) * 2 + w)];
+        x = {r, s.at(c, q + dir), 0, false};
+        x.link = link_of(r, s.cycle_port(r, c, dir), &x.on_node);
       }
     }
-  std::vector<double> link(static_cast<std::size_t>(P * ports), 0), recv(static_cast<std::size_t>(P), 0);
-  std::vector<int> sends(static_cast<std::size_t>(P), 0), recvs(sends);
+    for (long long q = 0; q < m; ++q)
+      if (injected[static_cast<std::size_t>(c * m + q)] != injected[static_cast<std::size_t>(c * m + (q + 1) % m)])
+        ends[static_cast<std::size_t>(c)].push_back(q);
+  }
+  Loads loads(static_cast<std::size_t>(P * ports), P);
+  const auto set = [&loads](Send& x, int halves) {
+    if (x.halves == halves) return;
+    if (x.halves > 0) loads.change(x.link, x.on_node, x.from, x.to, x.halves, -1);
+    if (halves > 0) loads.change(x.link, x.on_node, x.from, x.to, halves, 1);
+    x.halves = halves;
+  };
+  // x mod m, for x mostly within one cycle length of [0, m): without dividing there.
+  const auto mod = [m](long long x) {
+    if (x >= m) x = x - m < m ? x - m : x % m;
+    if (x < 0) x = x + m >= 0 ? x + m : (x % m + m) % m;
+    return x;
+  };
   CostProfile out;
+  int last_halves = -1;  // the cycles' block size last round (-1: no round yet)
   for (long long round = 1; round <= s.rounds(); ++round) {
-    std::fill(link.begin(), link.end(), 0.0);
-    std::fill(recv.begin(), recv.end(), 0.0);
-    std::fill(sends.begin(), sends.end(), 0);
-    std::fill(recvs.begin(), recvs.end(), 0);
-    RoundCost cost;
-    auto send = [&](Rank from, Rank to, Port p, double blocks) {
-      p = link_port(p);
-      const bool on_node = k > 1 && port_axis(p) == node.axis;
-      const Rank owner = k > 1 && !on_node ? from - from % k : from;
-      double& l = link[static_cast<std::size_t>(owner * ports + p)];
-      l += blocks;
-      double& most = on_node ? cost.node_blocks : cost.link_blocks;
-      most = std::max(most, l);
-      cost.sends = std::max(cost.sends, ++sends[static_cast<std::size_t>(from)]);
-      cost.recvs = std::max(cost.recvs, ++recvs[static_cast<std::size_t>(to)]);
-      cost.recv_blocks = std::max(cost.recv_blocks, recv[static_cast<std::size_t>(to)] += blocks);
-      cost.hops = 1;
-    };
-    if (round <= s.cycle_rounds()) {
-      const bool halves = !s.time_independent() && m % 2 == 0 && round == m / 2;
-      for (int w = 0; w < 2; ++w) {
-        // Position q sends the block injected at q - dir·(round - 1).
-        const long long shift = ((-(w == 0 ? 1 : -1) * (round - 1)) % m + m) % m;
-        for (int c = 0; c < d; ++c)
-          for (long long q = 0; q < m; ++q) {
-            long long from = q + shift;
-            if (from >= m) from -= m;
-            if (!injected[static_cast<std::size_t>(c * m + from)]) continue;
-            const CycleSend& x = cycle_sends[static_cast<std::size_t>((c * m + q) * 2 + w)];
-            send(x.from, x.to, x.port, halves ? 0.5 : 1.0);
+    // In half blocks: 2, or 1 at an even cycle's antipode when switching; 0 after the cycle rounds.
+    const bool cycling = round <= s.cycle_rounds();
+    const int halves = !cycling ? 0 : !s.time_independent() && m % 2 == 0 && round == m / 2 ? 1 : 2;
+    for (int w = 0; w < 2; ++w) {
+      // Position q sends the block injected at q - dir·(round - 1).
+      const long long shift = mod(-(w == 0 ? 1 : -1) * (round - 1));
+      const auto update = [&](int c, long long q) {
+        set(cycle_sends[static_cast<std::size_t>((c * m + q) * 2 + w)],
+            injected[static_cast<std::size_t>(c * m + mod(q + shift))] ? halves : 0);
+      };
+      for (int c = 0; c < d; ++c) {
+        if (halves != last_halves) {
+          for (long long q = 0; q < m; ++q) update(c, q);
+        } else if (cycling) {
+          // A shift by one changes a position's send only where a run of
+          // injecting positions starts or ends next to it.
+          for (long long e : ends[static_cast<std::size_t>(c)]) {
+            update(c, mod(e - shift));
+            update(c, mod(e + 1 - shift));
           }
+        }
       }
     }
+    last_halves = halves;
     long long p = 0;
     bool relay = false;
-    for (const Feed& f : feeds)
-      if (s.fed_from(f.f, f.which, round, &p, &relay)) {
-        p %= m;
-        if (injected[static_cast<std::size_t>(f.c * m + (p < 0 ? p + m : p))]) send(f.from, f.to, f.port, 1.0);
-      }
-    out.add(cost);
+    for (std::size_t i = 0; i < feeds.size(); ++i) {
+      const Feed& f = feeds[i];
+      const bool on = s.fed_from(f.f, f.which, round, &p, &relay) &&
+                      injected[static_cast<std::size_t>(f.c * m + mod(p))];
+      set(feed_sends[i], on ? 2 : 0);
+    }
+    out.add(loads.cost());
   }
   return out;
 }
