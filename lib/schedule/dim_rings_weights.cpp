@@ -30,8 +30,7 @@ struct Message {
 class Fluid {
  public:
   Fluid(const Torus& torus, const std::vector<AxisOrder>& orders)
-      : colours_(orders.size()), sharing_(static_cast<std::size_t>(2 * torus.ndims()), 0),
-        served_(sharing_.size(), 0.0) {
+      : colours_(orders.size()), sharing_(static_cast<std::size_t>(2 * torus.ndims()), 0) {
     // Without lanes every round sends the same towards + and -, so link
     // 2a + 1 repeats link 2a's flows exactly: only the + side is simulated.
     const bool lanes = std::any_of(orders.begin(), orders.end(), [](const AxisOrder& order) {
@@ -63,9 +62,8 @@ class Fluid {
     }
   }
 
-  /// The time, in one block's time over one link, with these weights; or,
-  /// once the time passes `above`, the time so far (a search's reject).
-  double time(const std::vector<double>& weights, double above = INFINITY) {
+  /// The time, in one block's time over one link, with these weights.
+  double time(const std::vector<double>& weights) {
     // A colour's group in each round as the colour's steps multiply it, the
     // weight first (the same products as one colour computed alone).
     blocks_.resize(colours_);
@@ -86,7 +84,7 @@ class Fluid {
     std::fill(sharing_.begin(), sharing_.end(), 0);
     for (std::size_t c = 0; c < colours_; ++c) start(c);
     double t = 0;
-    while (!flows_.empty() && !(t > above)) {
+    while (!flows_.empty()) {
       double dt = INFINITY;
       for (const Flow& f : flows_) dt = std::min(dt, f.left * sharing_[static_cast<std::size_t>(f.link)]);
       t += dt;
@@ -94,10 +92,8 @@ class Fluid {
       std::size_t kept = 0;
       arrived_.clear();
       finished_.clear();
-      for (std::size_t l = 0; l < sharing_.size(); ++l)
-        if (sharing_[l] > 0) served_[l] = dt / sharing_[l];
       for (const Flow& f : flows_) {
-        const double left = f.left - served_[static_cast<std::size_t>(f.link)];
+        const double left = f.left - dt / sharing_[static_cast<std::size_t>(f.link)];
         if (left > 1e-12 * std::max(1.0, t)) {
           flows_[kept++] = Flow{f.colour, f.link, left};
         } else {
@@ -146,7 +142,6 @@ class Fluid {
   std::vector<std::size_t> arrived_;
   std::vector<int> finished_;  ///< the links of the flows that left in this step
   std::vector<int> sharing_;   ///< flows on each link
-  std::vector<double> served_;  ///< what each flow on a link got in this step
 };
 
 }  // namespace
@@ -176,7 +171,7 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
           std::vector<double> v = w;
           v[i] *= 1 + sign * step;
           v = normalised(v);
-          const double x = fluid.time(v, best * (1 - 1e-9));
+          const double x = fluid.time(v);
           if (x < best * (1 - 1e-9)) {
             best = x;
             w = v;
@@ -203,7 +198,7 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
             // A move that costs nothing is taken too: from equal weights
             // every single move ties (another link stays the busiest), and
             // the next ones gain.
-            const double x = fluid.time(v, after * (1 + 1e-12));
+            const double x = fluid.time(v);
             if (x <= after * (1 + 1e-12)) {
               improved = improved || x < after * (1 - 1e-9);
               after = std::min(after, x);
