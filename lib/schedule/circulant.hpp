@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,8 +16,9 @@
 namespace torusgather {
 
 /// Node-invariant: every rank's calls are rank 0's translated, so the
-/// schedule keeps one list of tree offsets per round and port (O(N)) and
-/// each program makes its own blocks.
+/// schedule keeps rank 0's tree offsets per round and port, as runs of
+/// equally spaced offsets (a quadrant's layer is one run: O(D*) runs in all
+/// without p), and each program makes its own blocks.
 class CirculantSchedule final : public Schedule {
  public:
   /// On ranks 0..N-1 of any shape (the circulant ignores the torus). With
@@ -51,9 +53,11 @@ class CirculantSchedule final : public Schedule {
   /// The blocks every rank sends on port p in round t (1-based; the same
   /// on every rank): the cost model's input.
   long long blocks_on(long long t, Port p) const {
-    if (t < 1 || t > static_cast<long long>(offsets_.size())) return 0;
-    return static_cast<long long>(offsets_[static_cast<std::size_t>(t - 1)][static_cast<std::size_t>(p)].size());
+    if (t < 1 || t > scheduled_rounds()) return 0;
+    return blocks_[static_cast<std::size_t>((t - 1) * 4 + p)];
   }
+  /// How many runs of offsets the schedule keeps (its memory, in 12 bytes).
+  std::size_t offset_runs() const { return runs_.size(); }
 
  private:
   class Program;
@@ -66,7 +70,16 @@ class CirculantSchedule final : public Schedule {
   mutable std::shared_ptr<const RankRounds> cached_;
   long long n_, s_;
   long long rounds_ = 0;
-  std::vector<std::array<std::vector<Rank>, 4>> offsets_;  ///< per round and port: the tree edges' sources a
+  /// Offsets a, first + i * step (mod N) for i < count: the tree edges' sources.
+  struct Run {
+    std::int32_t first, step, count;
+  };
+  std::vector<Run> runs_;                 ///< round by round, port by port
+  std::vector<std::uint32_t> run_at_;     ///< [t * 4 + p]: the first run of round t + 1, port p; then the end
+  std::vector<std::int32_t> blocks_;      ///< [t * 4 + p]: how many offsets those runs hold
+  long long scheduled_rounds() const { return static_cast<long long>(blocks_.size() / 4); }
+  /// The offsets of round t (0-based) on port p.
+  void offsets_of(long long t, Port p, std::vector<Rank>& out) const;
   long long link_blocks_ = 0;
   int packets_ = 0;
   std::string construction_;

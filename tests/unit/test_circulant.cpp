@@ -51,3 +51,19 @@ TEST(Circulant, PGossipMeetsPropositionNine) {
   EXPECT_EQ(CirculantSchedule::prop9_rounds(5, 1), 15);  // = N-1 / 4: one block per link
   EXPECT_EQ(CirculantSchedule::prop9_rounds(5, 5), 5);   // = D
 }
+
+// A rank keeps the tree's offsets as runs: each port of a round carries one
+// quadrant's g-edge and a run of another's h-edges, so 8 runs per round,
+// O(D*) = O(sqrt N) in all, where a list of offsets would hold N - 1.
+TEST(Circulant, KeepsAtMostEightRunsPerRound) {
+  for (long long n = 5; n <= 3000; ++n) {
+    const CirculantSchedule s{Torus({static_cast<int>(n)})};
+    ASSERT_LE(s.offset_runs(), static_cast<std::size_t>(8 * CirculantSchedule::diameter(n))) << "N = " << n;
+  }
+  const CirculantSchedule big{Torus({100003})};
+  EXPECT_LE(big.offset_runs(), static_cast<std::size_t>(8 * CirculantSchedule::diameter(100003)));
+  long long blocks = 0;
+  for (long long t = 1; t <= big.rounds(); ++t)
+    for (Port p = 0; p < 4; ++p) blocks += big.blocks_on(t, p);
+  EXPECT_EQ(blocks, 100003 - 1);  // every tree edge once
+}
