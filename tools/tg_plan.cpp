@@ -540,14 +540,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tg-plan: --rank must be in 0..%lld\n", static_cast<long long>(torus.size()) - 1);
       return 2;
     }
-    // What the heap holds before the build: the plan's bytes are the growth.
-    // The heap in use: small chunks and the large ones malloc maps apart.
-    const auto heap_in_use = [] {
-      const struct mallinfo2 m = mallinfo2();
-      return m.uordblks + m.hblkhd;
-    };
-    const std::size_t heap_before = heap_in_use();
-    const auto start = std::chrono::steady_clock::now();
     std::string why;
     std::unique_ptr<Schedule> schedule;
     if ((r >= 0 || !params_text.empty()) && !info->tuned) {
@@ -576,6 +568,15 @@ int main(int argc, char** argv) {
       for (Rank k = 0; k < torus.size(); ++k) node_of[static_cast<std::size_t>(k)] = static_cast<int>(k / node_size);
       build.node_of = &node_of;
     }
+    // What the heap holds before the build (the node map is the caller's
+    // input): the plan's bytes are the growth. The heap in use counts small
+    // chunks and the large ones malloc maps apart.
+    const auto heap_in_use = [] {
+      const struct mallinfo2 m = mallinfo2();
+      return m.uordblks + m.hblkhd;
+    };
+    const std::size_t heap_before = heap_in_use();
+    const auto start = std::chrono::steady_clock::now();
     build.chord = chord;
     build.packets = packets;
     if (r >= 0) build.r = r;
