@@ -117,6 +117,24 @@ bool is_hamiltonian_decomposition(const LinkColouring& c, std::string* why) {
   return true;
 }
 
+std::unique_ptr<LinkColouring> tabulate(const LinkColouring& col) {
+  const Torus& t = col.torus();
+  const int D = col.count();
+  std::vector<std::uint8_t> table(static_cast<std::size_t>(t.size() * D));
+  for (Rank r = 0; r < t.size(); ++r)
+    for (int k = 0; k < D; ++k) table[static_cast<std::size_t>(r * D + k)] = static_cast<std::uint8_t>(col.colour(r, k));
+  return std::make_unique<TableColouring>(t, col.construction(), std::move(table));
+}
+
+std::vector<Rank> cycle_positions(const LinkColouring& col, int c) {
+  const Torus& t = col.torus();
+  std::vector<Rank> pos(static_cast<std::size_t>(t.size()), -1);
+  const Walker w{t, col.axes(), col.count()};
+  auto colour_of = [&](Rank r, int k) { return col.colour(r, k); };
+  w.walk(colour_of, 0, c, t.size(), [&](Rank r, Rank p) { pos[static_cast<std::size_t>(r)] = p; });
+  return pos;
+}
+
 std::unique_ptr<LinkColouring> square_decomposition(const Torus& t) {
   const std::vector<int> axes = t.active_axes();
   if (axes.size() != 2 || t.dim(axes[0]) != t.dim(axes[1])) return nullptr;
@@ -130,19 +148,22 @@ std::unique_ptr<LinkColouring> square_decomposition(const Torus& t) {
   return is_hamiltonian_decomposition(*result) ? std::move(result) : nullptr;
 }
 
-std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t) {
+std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t, int first_shift, int* shift_found) {
   const std::vector<int> axes = t.active_axes();
   if (axes.size() != 2) return nullptr;
   const int a0 = axes[0], a1 = axes[1];
   const int g = std::gcd(t.dim(a0), t.dim(a1));
-  for (int s = 1; s < g; ++s) {
+  for (int s = std::max(first_shift, 1); s < g; ++s) {
     auto c = std::make_unique<FunctionColouring>(
         t, "closed form for gcd(m, n) = " + std::to_string(g) + " > 1, shift " + std::to_string(s),
         [&t, a0, a1, g, s](Rank r, int axis) {
           const bool inside = (t.coord(r, a0) + t.coord(r, a1)) % g < s;
           return axis == 0 ? (inside ? 1 : 0) : (inside ? 0 : 1);
         });
-    if (is_hamiltonian_decomposition(*c)) return c;
+    if (is_hamiltonian_decomposition(*c)) {
+      if (shift_found) *shift_found = s;
+      return c;
+    }
   }
   return nullptr;
 }
@@ -351,12 +372,9 @@ class DoublingColouring final : public LinkColouring {
     for (const auto& pairing : kPairings) {
       auto d = std::unique_ptr<DoublingColouring>(new DoublingColouring(t, pairing));
       if (!d->ok_ || !is_hamiltonian_decomposition(*d)) continue;
-      // A lookup walks two levels of cycles: store the result (one byte per
-      // link) so the executor's per-round lookups are O(1).
-      std::vector<std::uint8_t> table(static_cast<std::size_t>(t.size() * 4));
-      for (Rank r = 0; r < t.size(); ++r)
-        for (int k = 0; k < 4; ++k) table[static_cast<std::size_t>(r * 4 + k)] = static_cast<std::uint8_t>(d->colour(r, k));
-      return std::make_unique<TableColouring>(t, d->construction(), std::move(table));
+      // A lookup walks two levels of cycles: the executor's per-round
+      // lookups read the table instead.
+      return tabulate(*d);
     }
     return nullptr;
   }
@@ -393,7 +411,7 @@ class DoublingColouring final : public LinkColouring {
       pair_torus_[h] = std::make_unique<Torus>(std::vector<int>{t.dim(pair_axis_[2 * h]), t.dim(pair_axis_[2 * h + 1])});
       pair_[h] = hamiltonian_decomposition(*pair_torus_[h]);
       if (!pair_[h] || pair_[h]->count() != 2) return;
-      for (int c = 0; c < 2; ++c) position_[h][c] = positions(*pair_[h], c);
+      for (int c = 0; c < 2; ++c) position_[h][c] = cycle_positions(*pair_[h], c);
     }
     product_torus_ = std::make_unique<Torus>(
         std::vector<int>{static_cast<int>(pair_torus_[0]->size()), static_cast<int>(pair_torus_[1]->size())});
@@ -409,16 +427,6 @@ class DoublingColouring final : public LinkColouring {
     const Torus& t = torus();
     return static_cast<Rank>(t.coord(r, pair_axis_[2 * h])) * t.dim(pair_axis_[2 * h + 1]) +
            t.coord(r, pair_axis_[2 * h + 1]);
-  }
-
-  /// Position of every rank of a 2D torus along the cycle of colour c.
-  static std::vector<Rank> positions(const LinkColouring& col, int c) {
-    const Torus& t = col.torus();
-    std::vector<Rank> pos(static_cast<std::size_t>(t.size()), -1);
-    const Walker w{t, col.axes(), col.count()};
-    auto colour_of = [&](Rank r, int k) { return col.colour(r, k); };
-    w.walk(colour_of, 0, c, t.size(), [&](Rank r, Rank p) { pos[static_cast<std::size_t>(r)] = p; });
-    return pos;
   }
 
   bool ok_ = false;
@@ -470,6 +478,7 @@ std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t) {
   if (auto c = gcd_decomposition(t)) return c;
   if (auto c = odd_cube_decomposition(t)) return c;
   if (auto c = doubling_decomposition(t)) return c;
+  if (auto c = layered_decomposition(t)) return c;
   return switch_search_decomposition(t);
 }
 

@@ -46,8 +46,9 @@ std::unique_ptr<LinkColouring> square_decomposition(const Torus& t);
 
 /// m x n torus with g = gcd(m, n) > 1 and a shift s in 1..g-1: with
 /// S = {(y0 + y1) mod g < s}, cycle 0 steps +y0 outside S and +y1 inside.
-/// nullptr if no s gives Hamiltonian cycles (never for g = 1).
-std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t);
+/// nullptr if no s gives Hamiltonian cycles (never for g = 1). The first
+/// s that does, from first_shift on (and in *shift_found).
+std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t, int first_shift = 1, int* shift_found = nullptr);
 
 /// Odd m x m x m: D. E. Knuth's 2026 note "Claude's Cycles" decomposes the
 /// directed torus (arcs v -> v + e_axis) into three directed Hamiltonian
@@ -69,6 +70,26 @@ std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t);
 /// nullptr if the shape has not 4 sides > 1 or a part does not decompose.
 std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
 
+/// 3 or more sides, all >= 3: G x C_c, with G the torus without the layer
+/// axis decomposed into H_0 .. H_{d-2}. H_0 x C_c is a 2D torus N x c
+/// (N = |G|) that the square or gcd rule splits into K_0 + K_1; each H_j
+/// (j >= 1) has a copy in every layer, and c - 1 square switches with
+/// K's layer links join the copies into one cycle. A switch keeps K_i
+/// one cycle when its two layer links run the same way round K_i, and the
+/// switches on K_i keep it when their pairs of links do not interleave
+/// round it. Built, tabulated (one byte per link, as the executor looks
+/// colours up every round) and verified in O(P · d), no search. nullptr
+/// where no layer axis gives it.
+std::unique_ptr<LinkColouring> layered_decomposition(const Torus& t);
+
+/// The colouring as a table of one byte per link: O(1) per lookup where
+/// col's own lookup walks a construction.
+std::unique_ptr<LinkColouring> tabulate(const LinkColouring& col);
+
+/// Position of every rank along the cycle of colour c, from rank 0
+/// (-1 where the cycle does not reach). O(P * D).
+std::vector<Rank> cycle_positions(const LinkColouring& col, int c);
+
 /// Whether the torus has a decomposition from a rule with O(1) state per
 /// rank, no search and no table: 2D with both sides even (Meyer & Sibeyn
 /// §3.1) or equal, and odd cubes. Other shapes need the switch search (or
@@ -76,7 +97,7 @@ std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
 bool decomposes_by_rule(const Torus& t);
 
 /// The first construction that applies: square, gcd, odd cube, doubling,
-/// switch search.
+/// layered, switch search.
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t);
 
 }  // namespace torusgather

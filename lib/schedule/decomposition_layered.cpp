@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The layered decomposition G x C_c (decomposition.hpp): a decomposition of
+// the torus without one axis, lifted to the whole torus by one 2D rule and
+// c - 1 square switches per cycle of G beyond the first.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <utility>
+
+#include "schedule/decomposition.hpp"
+#include "schedule/hamiltonian.hpp"
+
+namespace torusgather {
+namespace {
+
+class LayeredColouring final : public LinkColouring {
+ public:
+  /// Tries each axis as the layer axis, the last first.
+  static std::unique_ptr<LinkColouring> make(const Torus& t) {
+    const std::vector<int> axes = t.active_axes();
+    if (axes.size() < 3 || t.open_axes() != 0) return nullptr;
+    for (int a : axes)
+      if (t.dim(a) < 3) return nullptr;
+    // Then each cycle of G as H_0, then the first kRules 2D rules that give
+    // H_0 x C_c (each try costs O(P)).
+    constexpr int kRules = 3;
+    const int d = static_cast<int>(axes.size());
+    for (int layer = d - 1; layer >= 0; --layer)
+      for (int h0 = 0; h0 < d - 1; ++h0)
+        for (int rule = 0, tried = 0; tried < kRules; ++tried) {
+          auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0));
+          const Outcome made = c->build(&rule);
+          if (made == Outcome::made) {
+            auto table = tabulate(*c);
+            if (is_hamiltonian_decomposition(*table)) return table;
+          }
+          if (made == Outcome::no_product) break;
+        }
+    return nullptr;
+  }
+
+  int colour(Rank r, int k) const override {
+    const long long id = r * count() + k;
+    const auto it = std::lower_bound(switched_.begin(), switched_.end(), std::make_pair(id, -1));
+    if (it != switched_.end() && it->first == id) return it->second;
+    const Rank v = base_rank(r);
+    const int z = torus().coord(r, layer_axis_);
+    if (k == layer_k_) return prod_->colour(prod_rank(pos_[static_cast<std::size_t>(v)], z), 1);
+    const int kb = base_k_[static_cast<std::size_t>(k)];
+    const int bc = base_->colour(v, kb);
+    if (bc != h0_) return bc < h0_ ? bc + 2 : bc + 1;
+    // A link of H_0 joins neighbours on it: in H_0 x C_c it runs along axis 0.
+    const Rank p = pos_[static_cast<std::size_t>(v)];
+    const Rank pw = pos_[static_cast<std::size_t>(base_torus_->shift(v, kb, 1))];
+    return prod_->colour(prod_rank(pw == (p + 1) % n_ ? p : pw, z), 0);
+  }
+
+  std::string construction() const override {
+    return "layered: (" + base_->construction() + ") x C_" + std::to_string(c_) + ", H_0 x C_" + std::to_string(c_) +
+           " by (" + prod_->construction() + "), " + std::to_string(switched_.size() / 4) + " switches";
+  }
+
+ private:
+  enum class Outcome { made, no_switches, no_product };
+
+  LayeredColouring(const Torus& t, int layer_k, int h0)
+      : LinkColouring(t), layer_k_(layer_k), layer_axis_(axes()[static_cast<std::size_t>(layer_k)]),
+        c_(t.dim(layer_axis_)), h0_(h0) {
+    std::vector<int> dims;
+    for (int k = 0; k < count(); ++k) {
+      base_k_.push_back(k == layer_k_ ? -1 : static_cast<int>(dims.size()));
+      if (k != layer_k_) {
+        full_k_.push_back(k);
+        dims.push_back(t.dim(axes()[static_cast<std::size_t>(k)]));
+      }
+    }
+    base_torus_ = std::make_unique<Torus>(dims);
+    n_ = base_torus_->size();
+  }
+
+  Rank base_rank(Rank r) const {
+    Rank v = 0;
+    for (std::size_t kb = 0; kb < full_k_.size(); ++kb)
+      v += torus().coord(r, axes()[static_cast<std::size_t>(full_k_[kb])]) * base_torus_->stride(static_cast<int>(kb));
+    return v;
+  }
+  Rank full_rank(Rank v, int z) const {
+    Rank r = static_cast<Rank>(z) * torus().stride(layer_axis_);
+    for (std::size_t kb = 0; kb < full_k_.size(); ++kb)
+      r += base_torus_->coord(v, static_cast<int>(kb)) * torus().stride(axes()[static_cast<std::size_t>(full_k_[kb])]);
+    return r;
+  }
+  Rank prod_rank(Rank p, int z) const { return p * prod_torus_->stride(0) + z * prod_torus_->stride(1); }
+
+  /// Decomposes G and H_0 x C_c by the 2D rule *rule or the next that
+  /// applies (0: square; s >= 1: gcd from shift s on; -1: Meyer & Sibeyn
+  /// §3.1), moves *rule past it, then joins each H_j's layer copies.
+  Outcome build(int* rule) {
+    base_ = hamiltonian_decomposition(*base_torus_);
+    if (!base_ || base_->count() != count() - 1) return Outcome::no_product;
+    pos_ = cycle_positions(*base_, h0_);
+    prod_torus_ = std::make_unique<Torus>(std::vector<int>{static_cast<int>(n_), c_});
+    prod_ = nullptr;
+    if (*rule == 0) {
+      prod_ = square_decomposition(*prod_torus_);
+      *rule = 1;
+    }
+    if (!prod_ && *rule >= 1) {
+      int taken = 0;
+      prod_ = gcd_decomposition(*prod_torus_, *rule, &taken);
+      *rule = prod_ ? taken + 1 : -1;
+    }
+    if (!prod_ && *rule == -1) {
+      prod_ = section31_decomposition(*prod_torus_);
+      *rule = -2;
+    }
+    if (!prod_) return Outcome::no_product;
+    const Rank L = prod_torus_->size();
+    const std::vector<Rank> kpos[2] = {cycle_positions(*prod_, 0), cycle_positions(*prod_, 1)};
+    // The switches' pairs of layer links round K_i, as intervals of positions.
+    std::vector<std::pair<Rank, Rank>> chords[2];
+    std::vector<char> used(static_cast<std::size_t>(L), 0);  // a layer link (p, z) -> (p, z + 1) switched
+    struct Candidate {
+      Rank length, low, high;
+      Rank v;
+      int kb, i;
+    };
+    std::vector<Candidate> candidates;
+    for (int j = 0; j < base_->count(); ++j) {
+      if (j == h0_) continue;
+      long long previous = -1;  // the link of H_j the last switch took out of layer z
+      for (int z = 0; z + 1 < c_; ++z) {
+        candidates.clear();
+        for (Rank v = 0; v < n_; ++v)
+          for (int kb = 0; kb < base_->count(); ++kb) {
+            if (base_->colour(v, kb) != j || v * base_->count() + kb == previous) continue;
+            const Rank x[2] = {prod_rank(pos_[static_cast<std::size_t>(v)], z),
+                               prod_rank(pos_[static_cast<std::size_t>(base_torus_->shift(v, kb, 1))], z)};
+            const int i = prod_->colour(x[0], 1);
+            if (prod_->colour(x[1], 1) != i || used[static_cast<std::size_t>(x[0])] || used[static_cast<std::size_t>(x[1])])
+              continue;
+            // Each layer link's place round K_i, and which way K_i runs it.
+            Rank at[2];
+            bool up[2];
+            for (int e = 0; e < 2; ++e) {
+              const Rank from = kpos[i][static_cast<std::size_t>(x[e])];
+              const Rank to = kpos[i][static_cast<std::size_t>(prod_torus_->shift(x[e], 1, 1))];
+              up[e] = to == (from + 1) % L;
+              at[e] = up[e] ? from : to;
+            }
+            if (up[0] != up[1]) continue;
+            const Rank low = std::min(at[0], at[1]), high = std::max(at[0], at[1]);
+            candidates.push_back({high - low, low, high, v, kb, i});
+          }
+        std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+          return a.length != b.length ? a.length < b.length : a.low < b.low;
+        });
+        const auto fits = [&](const Candidate& c) {
+          for (const auto& [low, high] : chords[c.i])
+            if (!(high < c.low || c.high < low || (low < c.low && c.high < high) || (c.low < low && high < c.high)))
+              return false;
+          return true;
+        };
+        const auto chosen = std::find_if(candidates.begin(), candidates.end(), fits);
+        if (chosen == candidates.end()) return Outcome::no_switches;
+        // The square (v, z), (w, z), (w, z + 1), (v, z + 1): its layer links
+        // join H_j, its two links of H_j join K_i.
+        const Rank w = base_torus_->shift(chosen->v, chosen->kb, 1);
+        const int k = full_k_[static_cast<std::size_t>(chosen->kb)];
+        const int joined = j < h0_ ? j + 2 : j + 1;
+        switched_.emplace_back(full_rank(chosen->v, z) * count() + layer_k_, joined);
+        switched_.emplace_back(full_rank(w, z) * count() + layer_k_, joined);
+        switched_.emplace_back(full_rank(chosen->v, z) * count() + k, chosen->i);
+        switched_.emplace_back(full_rank(chosen->v, z + 1) * count() + k, chosen->i);
+        chords[chosen->i].emplace_back(chosen->low, chosen->high);
+        used[static_cast<std::size_t>(prod_rank(pos_[static_cast<std::size_t>(chosen->v)], z))] = 1;
+        used[static_cast<std::size_t>(prod_rank(pos_[static_cast<std::size_t>(w)], z))] = 1;
+        previous = chosen->v * base_->count() + chosen->kb;
+      }
+    }
+    std::sort(switched_.begin(), switched_.end());
+    return Outcome::made;
+  }
+
+  int layer_k_, layer_axis_, c_;
+  int h0_;                   ///< the cycle of G that is H_0; G's others keep their order after it
+  std::vector<int> base_k_;  ///< the torus's active-axis index -> G's axis (-1: the layer axis)
+  std::vector<int> full_k_;  ///< G's axis -> the torus's active-axis index
+  std::unique_ptr<Torus> base_torus_, prod_torus_;
+  std::unique_ptr<LinkColouring> base_, prod_;
+  Rank n_ = 0;                                        ///< |G|
+  std::vector<Rank> pos_;                             ///< G's rank -> its position on H_0
+  std::vector<std::pair<long long, int>> switched_;  ///< link id r * count() + k -> colour, sorted
+};
+
+}  // namespace
+
+std::unique_ptr<LinkColouring> layered_decomposition(const Torus& t) { return LayeredColouring::make(t); }
+
+}  // namespace torusgather
