@@ -473,12 +473,16 @@ bool decomposes_by_rule(const Torus& t) {
          t.dim(axes[1]) == t.dim(axes[2]);
 }
 
-std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t) {
+std::unique_ptr<LinkColouring> decomposition_by_rule(const Torus& t) {
   if (auto c = square_decomposition(t)) return c;
   if (auto c = gcd_decomposition(t)) return c;
   if (auto c = odd_cube_decomposition(t)) return c;
   if (auto c = doubling_decomposition(t)) return c;
-  if (auto c = layered_decomposition(t)) return c;
+  return layered_decomposition(t);
+}
+
+std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t) {
+  if (auto c = decomposition_by_rule(t)) return c;
   return switch_search_decomposition(t);
 }
 

@@ -96,8 +96,11 @@ std::vector<Rank> cycle_positions(const LinkColouring& col, int c);
 /// the 4D doubling's table) and take O(P) or more per rank to build.
 bool decomposes_by_rule(const Torus& t);
 
-/// The first construction that applies: square, gcd, odd cube, doubling,
-/// layered, switch search.
+/// The first construction that applies without a search: square, gcd,
+/// odd cube, doubling, layered. nullptr if none does.
+std::unique_ptr<LinkColouring> decomposition_by_rule(const Torus& t);
+
+/// decomposition_by_rule, else the switch search.
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t);
 
 }  // namespace torusgather

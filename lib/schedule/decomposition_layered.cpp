@@ -4,6 +4,7 @@
 // c - 1 square switches per cycle of G beyond the first.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <utility>
 
@@ -13,6 +14,13 @@
 namespace torusgather {
 namespace {
 
+/// G, the torus without the layer axis, and its decomposition: made once
+/// per layer axis and shared by that axis's tries.
+struct Base {
+  std::unique_ptr<Torus> torus;
+  std::unique_ptr<LinkColouring> cycles;
+};
+
 class LayeredColouring final : public LinkColouring {
  public:
   /// Tries each axis as the layer axis, the last first.
@@ -20,15 +28,23 @@ class LayeredColouring final : public LinkColouring {
     const std::vector<int> axes = t.active_axes();
     if (axes.size() < 3 || t.open_axes() != 0) return nullptr;
     for (int a : axes)
-      if (t.dim(a) < 3) return nullptr;
+      if (t.dim(a) < 2) return nullptr;
     // Then each cycle of G as H_0, then the first kRules 2D rules that give
     // H_0 x C_c (each try costs O(P)).
     constexpr int kRules = 3;
     const int d = static_cast<int>(axes.size());
-    for (int layer = d - 1; layer >= 0; --layer)
+    for (int layer = d - 1; layer >= 0; --layer) {
+      auto base = std::make_shared<Base>();
+      std::vector<int> dims;
+      for (int k = 0; k < d; ++k)
+        if (k != layer) dims.push_back(t.dim(axes[static_cast<std::size_t>(k)]));
+      base->torus = std::make_unique<Torus>(dims);
+      // A 2D G may search (|G| is P^(1/2) to P^(2/3)); a larger one only by rule.
+      base->cycles = d == 3 ? hamiltonian_decomposition(*base->torus) : decomposition_by_rule(*base->torus);
+      if (!base->cycles || base->cycles->count() != d - 1) continue;
       for (int h0 = 0; h0 < d - 1; ++h0)
         for (int rule = 0, tried = 0; tried < kRules; ++tried) {
-          auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0));
+          auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0, base));
           const Outcome made = c->build(&rule);
           if (made == Outcome::made) {
             auto table = tabulate(*c);
@@ -36,6 +52,7 @@ class LayeredColouring final : public LinkColouring {
           }
           if (made == Outcome::no_product) break;
         }
+    }
     return nullptr;
   }
 
@@ -63,19 +80,14 @@ class LayeredColouring final : public LinkColouring {
  private:
   enum class Outcome { made, no_switches, no_product };
 
-  LayeredColouring(const Torus& t, int layer_k, int h0)
+  LayeredColouring(const Torus& t, int layer_k, int h0, std::shared_ptr<const Base> base)
       : LinkColouring(t), layer_k_(layer_k), layer_axis_(axes()[static_cast<std::size_t>(layer_k)]),
-        c_(t.dim(layer_axis_)), h0_(h0) {
-    std::vector<int> dims;
+        c_(t.dim(layer_axis_)), h0_(h0), owned_(std::move(base)), base_torus_(owned_->torus.get()),
+        base_(owned_->cycles.get()), n_(base_torus_->size()) {
     for (int k = 0; k < count(); ++k) {
-      base_k_.push_back(k == layer_k_ ? -1 : static_cast<int>(dims.size()));
-      if (k != layer_k_) {
-        full_k_.push_back(k);
-        dims.push_back(t.dim(axes()[static_cast<std::size_t>(k)]));
-      }
+      base_k_.push_back(k == layer_k_ ? -1 : static_cast<int>(full_k_.size()));
+      if (k != layer_k_) full_k_.push_back(k);
     }
-    base_torus_ = std::make_unique<Torus>(dims);
-    n_ = base_torus_->size();
   }
 
   Rank base_rank(Rank r) const {
@@ -96,8 +108,6 @@ class LayeredColouring final : public LinkColouring {
   /// applies (0: square; s >= 1: gcd from shift s on; -1: Meyer & Sibeyn
   /// §3.1), moves *rule past it, then joins each H_j's layer copies.
   Outcome build(int* rule) {
-    base_ = hamiltonian_decomposition(*base_torus_);
-    if (!base_ || base_->count() != count() - 1) return Outcome::no_product;
     pos_ = cycle_positions(*base_, h0_);
     prod_torus_ = std::make_unique<Torus>(std::vector<int>{static_cast<int>(n_), c_});
     prod_ = nullptr;
@@ -186,9 +196,12 @@ class LayeredColouring final : public LinkColouring {
   int h0_;                   ///< the cycle of G that is H_0; G's others keep their order after it
   std::vector<int> base_k_;  ///< the torus's active-axis index -> G's axis (-1: the layer axis)
   std::vector<int> full_k_;  ///< G's axis -> the torus's active-axis index
-  std::unique_ptr<Torus> base_torus_, prod_torus_;
-  std::unique_ptr<LinkColouring> base_, prod_;
-  Rank n_ = 0;                                        ///< |G|
+  std::shared_ptr<const Base> owned_;
+  const Torus* base_torus_;
+  const LinkColouring* base_;
+  Rank n_;                                            ///< |G|
+  std::unique_ptr<Torus> prod_torus_;
+  std::unique_ptr<LinkColouring> prod_;
   std::vector<Rank> pos_;                             ///< G's rank -> its position on H_0
   std::vector<std::pair<long long, int>> switched_;  ///< link id r * count() + k -> colour, sorted
 };

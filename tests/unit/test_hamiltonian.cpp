@@ -44,6 +44,7 @@ TEST(Hamiltonian, PicksTheConstructionByShape) {
   EXPECT_EQ(HamiltonianSchedule(Torus({6, 7})).construction().rfind("4-cycle switch search", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4})).construction().rfind("layered", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4, 4, 4})).construction().rfind("layered", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4, 4, 2})).construction().rfind("layered", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({3, 4, 5})).construction().rfind("4-cycle switch search", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({8, 8, 8, 8})).construction().rfind("doubling", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({5, 5, 5})).construction().rfind("closed form for odd m x m x m", 0), 0u);
@@ -92,14 +93,16 @@ TEST(Decomposition, OddCubeRuleIsHamiltonian) {
   EXPECT_EQ(odd_cube_decomposition(Torus({5, 5})), nullptr);
 }
 
-// G x C_c: the layered lift, from 3D to 6D, without the switch search on
-// the whole torus; structurally on every rank (the schedules on these
-// shapes step through below).
+// G x C_c: the layered lift, from 3D to 6D, sides of 2 included (Blue
+// Gene/Q's 4x4x4x4x2), without the switch search on the whole torus;
+// structurally on every rank (the schedules on these shapes step through
+// below).
 TEST(Decomposition, LayeredLiftsThreeToSixDimensions) {
   const std::vector<std::vector<int>> shapes = {
       {4, 4, 4},    {6, 6, 6},       {8, 8, 16},         {16, 16, 16},      {4, 5, 6},
-      {5, 5, 7},    {3, 3, 3, 3},    {4, 4, 4, 4},       {5, 5, 5, 5},      {3, 6, 4, 5},
-      {3, 3, 3, 3, 3}, {4, 4, 4, 4, 4}, {3, 3, 3, 3, 3, 3}, {4, 4, 4, 4, 4, 4}};
+      {5, 5, 7},    {3, 3, 3, 3},    {4, 4, 4, 4},       {5, 5, 5, 5},      {4, 4, 2},
+      {3, 3, 3, 3, 3}, {4, 4, 4, 4, 4}, {4, 4, 4, 4, 2},  {4, 4, 2, 2, 2},   {3, 3, 3, 3, 3, 3},
+      {4, 4, 4, 4, 4, 4}, {4, 4, 4, 2, 2, 2}};
   for (const auto& dims : shapes) {
     SCOPED_TRACE(name_of(dims));
     const Torus t(dims);
@@ -109,7 +112,7 @@ TEST(Decomposition, LayeredLiftsThreeToSixDimensions) {
     std::string why;
     EXPECT_TRUE(is_hamiltonian_decomposition(*c, &why)) << why;
   }
-  EXPECT_EQ(layered_decomposition(Torus({4, 4, 2})), nullptr);  // a side of 2: parallel links
+  EXPECT_EQ(layered_decomposition(Torus({2, 2, 2})), nullptr);  // C2 x C2 has no two Hamiltonian cycles
   EXPECT_EQ(layered_decomposition(Torus({3, 4, 5})), nullptr);  // no 2D rule for H_0 x C_c
   EXPECT_EQ(layered_decomposition(Torus({6, 8})), nullptr);     // 2D: the 2D rules' business
 }
@@ -139,7 +142,7 @@ TEST(Hamiltonian, ThreeAndFourDimensionalShapes) {
   const std::vector<std::vector<int>> shapes = {{3, 3, 3}, {3, 3, 4}, {4, 4, 4}, {3, 4, 5}, {4, 5, 6}, {6, 6, 6},
                                                 {5, 5, 5}, {7, 7, 7}, {9, 1, 9, 9}, {2, 4, 6}, {8, 8, 8}, {3, 3, 3, 3}, {2, 2, 2, 2},
                                                 {4, 4, 4, 4}, {3, 4, 5, 6}, {2, 4, 2, 4}, {2, 3, 4, 5},
-                                                {4, 5, 2, 3}, {2, 3, 2, 3}, {3, 3, 3, 3, 3},
+                                                {4, 5, 2, 3}, {2, 3, 2, 3}, {3, 3, 3, 3, 3}, {4, 4, 2, 2, 2},
                                                 {1}, {1, 1}};
   for (const auto& dims : shapes) {
     SCOPED_TRACE(name_of(dims));
