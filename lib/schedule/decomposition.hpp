@@ -70,9 +70,9 @@ std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t);
 /// nullptr if the shape has not 4 sides > 1 or a part does not decompose.
 std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
 
-/// 3 or more sides, all >= 3: G x C_c, with G the torus without the layer
+/// 3 or more sides > 1: G x C_c, with G the torus without the layer
 /// axis decomposed into H_0 .. H_{d-2}. H_0 x C_c is a 2D torus N x c
-/// (N = |G|) that the square or gcd rule splits into K_0 + K_1; each H_j
+/// (N = |G|) that the square, gcd or §3.1 rule splits into K_0 + K_1; each H_j
 /// (j >= 1) has a copy in every layer, and c - 1 square switches with
 /// K's layer links join the copies into one cycle. A switch keeps K_i
 /// one cycle when its two layer links run the same way round K_i, and the

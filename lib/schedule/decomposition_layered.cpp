@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <numeric>
 #include <utility>
 
 #include "schedule/decomposition.hpp"
@@ -27,8 +26,6 @@ class LayeredColouring final : public LinkColouring {
   static std::unique_ptr<LinkColouring> make(const Torus& t) {
     const std::vector<int> axes = t.active_axes();
     if (axes.size() < 3 || t.open_axes() != 0) return nullptr;
-    for (int a : axes)
-      if (t.dim(a) < 2) return nullptr;
     // Then each cycle of G as H_0, then the first kRules 2D rules that give
     // H_0 x C_c (each try costs O(P)).
     constexpr int kRules = 3;
