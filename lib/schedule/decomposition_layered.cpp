@@ -4,6 +4,7 @@
 // c - 1 square switches per cycle of G beyond the first.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -14,16 +15,42 @@ namespace torusgather {
 namespace {
 
 /// G, the torus without the layer axis, and its decomposition: made once
-/// per layer axis and shared by that axis's tries.
+/// per shape of G and shared by every try that lifts it.
 struct Base {
   std::unique_ptr<Torus> torus;
-  std::unique_ptr<LinkColouring> cycles;
+  std::unique_ptr<LinkColouring> cycles;  ///< nullptr: G has none by rule
 };
+
+/// The G already decomposed in one lift, by shape: nested lifts meet the
+/// same G through different orders of removed axes (2^d shapes, not d!).
+using Bases = std::map<std::vector<int>, std::shared_ptr<const Base>>;
+
+std::unique_ptr<LinkColouring> lift(const Torus& t, Bases& bases);
+
+/// G's decomposition: a 2D G may search (|G| is P^(1/2) to P^(2/3)); a
+/// larger one only by rule, lifted again through `bases`.
+std::shared_ptr<const Base> base_of(std::vector<int> dims, Bases& bases) {
+  if (const auto it = bases.find(dims); it != bases.end()) return it->second;
+  auto base = std::make_shared<Base>();
+  base->torus = std::make_unique<Torus>(dims);
+  const Torus& g = *base->torus;
+  if (dims.size() == 2) {
+    base->cycles = hamiltonian_decomposition(g);
+  } else {
+    base->cycles = square_decomposition(g);
+    if (!base->cycles) base->cycles = gcd_decomposition(g);
+    if (!base->cycles) base->cycles = odd_cube_decomposition(g);
+    if (!base->cycles) base->cycles = doubling_decomposition(g);
+    if (!base->cycles) base->cycles = lift(g, bases);
+  }
+  bases.emplace(std::move(dims), base);
+  return base;
+}
 
 class LayeredColouring final : public LinkColouring {
  public:
   /// Tries each axis as the layer axis, the last first.
-  static std::unique_ptr<LinkColouring> make(const Torus& t) {
+  static std::unique_ptr<LinkColouring> make(const Torus& t, Bases& bases) {
     const std::vector<int> axes = t.active_axes();
     if (axes.size() < 3 || t.open_axes() != 0) return nullptr;
     // Then each cycle of G as H_0, then the first kRules 2D rules that give
@@ -31,13 +58,10 @@ class LayeredColouring final : public LinkColouring {
     constexpr int kRules = 3;
     const int d = static_cast<int>(axes.size());
     for (int layer = d - 1; layer >= 0; --layer) {
-      auto base = std::make_shared<Base>();
       std::vector<int> dims;
       for (int k = 0; k < d; ++k)
         if (k != layer) dims.push_back(t.dim(axes[static_cast<std::size_t>(k)]));
-      base->torus = std::make_unique<Torus>(dims);
-      // A 2D G may search (|G| is P^(1/2) to P^(2/3)); a larger one only by rule.
-      base->cycles = d == 3 ? hamiltonian_decomposition(*base->torus) : decomposition_by_rule(*base->torus);
+      const auto base = base_of(std::move(dims), bases);
       if (!base->cycles || base->cycles->count() != d - 1) continue;
       for (int h0 = 0; h0 < d - 1; ++h0)
         for (int rule = 0, tried = 0; tried < kRules; ++tried) {
@@ -203,8 +227,13 @@ class LayeredColouring final : public LinkColouring {
   std::vector<std::pair<long long, int>> switched_;  ///< link id r * count() + k -> colour, sorted
 };
 
+std::unique_ptr<LinkColouring> lift(const Torus& t, Bases& bases) { return LayeredColouring::make(t, bases); }
+
 }  // namespace
 
-std::unique_ptr<LinkColouring> layered_decomposition(const Torus& t) { return LayeredColouring::make(t); }
+std::unique_ptr<LinkColouring> layered_decomposition(const Torus& t) {
+  Bases bases;
+  return lift(t, bases);
+}
 
 }  // namespace torusgather
