@@ -92,8 +92,8 @@ std::vector<Rank> cycle_positions(const LinkColouring& col, int c);
 
 /// Whether the torus has a decomposition from a rule with O(1) state per
 /// rank, no search and no table: 2D with both sides even (Meyer & Sibeyn
-/// §3.1) or equal, and odd cubes. Other shapes need the switch search (or
-/// the 4D doubling's table) and take O(P) or more per rank to build.
+/// §3.1) or equal, and odd cubes. Other shapes need doubling's or the
+/// layered lift's table (O(P · d) per rank to build) or the switch search.
 bool decomposes_by_rule(const Torus& t);
 
 /// The first construction that applies without a search: square, gcd,
