@@ -111,7 +111,7 @@ int table2(bool json) {
     for (int d = 2; d <= 3; ++d) {
       const Torus t(std::vector<int>(d, ns[i]));
       std::string why;
-      const auto s = try_build(*find_algorithm("hamiltonian"), t, &why);
+      const auto s = try_build(algorithm(AlgorithmId::hamiltonian), t, &why);
       if (!s || !prove_structure(*s).complete) {
         std::fprintf(stderr, "tg-plan: hamiltonian on %s: %s\n", t.to_string().c_str(), s ? "not verified" : why.c_str());
         return 1;

@@ -67,10 +67,10 @@ int decide(Plan& plan, long long block_bytes, Purpose purpose, AutoDecision* d) 
 /// The first of `ranked` that applies to the plan's torus: the vendor's
 /// allgather (no schedule), or its schedule, agreed by every rank.
 int first_that_applies(Plan& plan, const std::vector<Pick>& ranked, long long block_bytes, const Schedule** schedule,
-                       std::string* chosen, std::string* note) {
+                       Pick* chosen, std::string* note) {
   std::string declined;
   for (const Pick& pick : ranked) {
-    *chosen = pick.name();
+    *chosen = pick;
     if (pick.vendor) break;
     const AlgorithmInfo& info = algorithm(pick.id);
     int err = MPI_SUCCESS;
@@ -106,7 +106,7 @@ int choose(Plan& plan, const std::string& requested, long long block_bytes, Purp
     if (!parse_pick(requested, &pick)) return MPI_ERR_ARG;
     ranked = fallback_chain(pick);
   }
-  return first_that_applies(plan, ranked, block_bytes, &out->schedule, &out->chosen, &out->note);
+  return first_that_applies(plan, ranked, block_bytes, &out->schedule, &out->pick, &out->note);
 }
 
 int trial_start(const Plan& plan, double* t0) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/plan.hpp"
+#include "model/pick.hpp"
 
 namespace torusgather {
 
@@ -19,7 +20,7 @@ enum class Purpose { call, query, persistent };
 /// What runs for a call, and why.
 struct Choice {
   const Schedule* schedule = nullptr;  ///< nullptr: the vendor's allgather
-  std::string chosen = "self";         ///< its name
+  Pick pick = Pick::the_vendor();      ///< what runs: the vendor's, or the schedule's algorithm
   std::string note;                    ///< why it differs from the request
   long trial_class = kNoTrial;         ///< a timed trial call's size class
   bool waiting = false;                ///< auto hands it to the vendor while waiting to learn

@@ -30,7 +30,7 @@ int algorithm_for(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype 
     if (const int err = choose(*plan, requested, static_cast<long long>(count) * type_size, Purpose::query, &c);
         err != MPI_SUCCESS)
       return err;
-    chosen = c.chosen;
+    chosen = c.pick.name();
   }
   if (len > 0) {
     std::strncpy(name, chosen.c_str(), static_cast<std::size_t>(len) - 1);
@@ -52,14 +52,12 @@ int predicted_time(const char* algorithm, MPI_Comm comm, int count, MPI_Datatype
   int type_size = 0;
   PMPI_Type_size(datatype, &type_size);
   const long long block_bytes = static_cast<long long>(count) * type_size;
-  std::string chosen = requested;
+  Pick ran = Pick::the_vendor();
   if (!is_vendor(requested)) {
     Choice c;
     if (const int err = choose(*plan, requested, block_bytes, Purpose::query, &c); err != MPI_SUCCESS) return err;
-    chosen = c.chosen;
+    ran = c.pick;
   }
-  Pick ran;
-  if (!parse_pick(chosen, &ran)) return MPI_ERR_INTERN;
   std::vector<Candidate> candidates;
   int best = -1;
   if (const int err = predictions(*plan, block_bytes, &candidates, &best, &ran); err != MPI_SUCCESS) return err;

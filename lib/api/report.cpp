@@ -14,11 +14,12 @@ namespace {
 /// The chosen algorithm with what the schedule adds: a size-tuned
 /// algorithm's parameters, the circulant's packet limit, three-phase's
 /// construction.
-std::string described(const std::string& chosen, const Schedule* schedule) {
-  const AlgorithmInfo* info = schedule ? find_algorithm(chosen) : nullptr;
-  if (!info || !info->describe) return chosen;
-  const std::string more = info->describe(*schedule);
-  return more.empty() ? chosen : chosen + " (" + more + ")";
+std::string described(const Choice& c) {
+  const std::string name = c.pick.name();
+  if (c.pick.vendor || !c.schedule) return name;
+  const AlgorithmInfo& info = algorithm(c.pick.id);
+  const std::string more = info.describe ? info.describe(*c.schedule) : std::string();
+  return more.empty() ? name : name + " (" + more + ")";
 }
 
 }  // namespace
@@ -26,12 +27,11 @@ std::string described(const std::string& chosen, const Schedule* schedule) {
 void report_choice(Plan& plan, const char* call, const std::string& requested, const Choice& c,
                    long long largest_block) {
   if (!environment().verbose || plan.rank != 0) return;
-  const std::string& chosen = c.chosen;
   const std::string& note = c.note;
   if (c.trial_class != kNoTrial && environment().verbose < 2)
     if (auto it = plan.autos.trials.find(c.trial_class); it != plan.autos.trials.end() && !it->second.seconds.empty())
       return;
-  const std::string what = described(chosen, c.schedule);
+  const std::string what = described(c);
   // Once per plan, entry point, request and outcome; level 2: every note too.
   const std::string key = std::string(call) + "/" + requested + "/" + what + (environment().verbose >= 2 ? "/" + note : "");
   if (!plan.announced.insert(key).second) return;
@@ -44,7 +44,7 @@ void report_choice(Plan& plan, const char* call, const std::string& requested, c
     if (!said.insert(plan.torus.to_string() + "/" + std::to_string(plan.node_ranks) + "/" + call).second) return;
   }
   const bool no_torus = plan.source == TorusSource::none;
-  const bool vendor = is_vendor(chosen);
+  const bool vendor = c.pick.vendor;
   const std::string ranks = std::to_string(plan.size) + " ranks";
   // Where no torus is known, a forced algorithm runs on MPI_Dims_create's shape.
   const std::string where =
