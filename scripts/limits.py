@@ -1,14 +1,17 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""What keeps auto below 90 % of the bound on a preset: each case reruns
-the algorithm auto ran there (docs/performance.md) with one of the
-preset's figures changed; the time it saves is that figure's share.
-Writes docs/data/limits.csv, which scripts/performance_report.py renders.
+"""Reruns the algorithm auto ran on a preset (docs/performance.md) with one
+of the preset's figures changed. Two sets of cases:
+  limits       what keeps auto below 90 % of the bound: the time a change
+               saves is that figure's share (CASES, docs/data/limits.csv);
+  assumptions  what a result rests on: the same run with a modelling
+               assumption replaced (ASSUMPTIONS, docs/data/assumptions.csv).
+scripts/performance_report.py renders both.
 
-  ./scripts/limits.py [--jobs N] [--build DIR]
+  ./scripts/limits.py [--set limits|assumptions] [--jobs N] [--build DIR]
 
 Simulated like scripts/lab.py (SimGrid SMPI, one call, the last rank's
-completion); the cases are listed in CASES.
+completion).
 """
 
 import argparse
@@ -20,7 +23,6 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "docs", "data", "limits.csv")
 
 # preset, node torus, ranks per node, algorithm, block bytes, the change, its smpi-torus.sh options.
 # "1ns" stands for no per-message overhead (smpi-torus.sh takes no zero).
@@ -43,6 +45,14 @@ CASES = [
     ("gemini", "4x4x8", 4, "node-dim-rings", 1024, NO_OVERHEAD),
     ("tpu-v4", "8x8x8", 1, "dim-rings", 2048, NO_OVERHEAD),
 ]
+# SimGrid's cluster gives every copy within a node the node memory figure,
+# however many run at once; shared, the node's copies split it.
+SHARED_MEMORY = ("node memory shared by the node's copies", ["--node-sharing", "SHARED"])
+ASSUMPTIONS = [(preset, dims, 4, algorithm, size, SHARED_MEMORY)
+               for preset, dims in (("bgq", "4x4x2x2x2"), ("tofud", "2x2x4x2x3x2"), ("tofud-mesh", "2x2x4mx2x3x2"),
+                                    ("gemini", "4x4x8"))
+               for algorithm in ("node-dim-rings", "dim-rings") for size in (65536, 1048576)]
+SETS = {"limits": (CASES, "limits.csv"), "assumptions": (ASSUMPTIONS, "assumptions.csv")}
 FIELDS = ["preset", "dims", "ranks_per_node", "algorithm", "bytes", "change", "options", "time_us", "predicted_us"]
 
 
@@ -69,17 +79,20 @@ def run(case, build):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", choices=sorted(SETS), default="limits", help="which cases (default: limits)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
     ap.add_argument("--build", default=os.environ.get("TORUSGATHER_BUILD_DIR", os.path.join(ROOT, "build")))
     args = ap.parse_args()
     build = os.path.abspath(args.build)
+    cases, name = SETS[args.set]
+    out = os.path.join(ROOT, "docs", "data", name)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        rows = list(pool.map(lambda c: run(c, build), CASES))
-    with open(OUT, "w", newline="") as f:
+        rows = list(pool.map(lambda c: run(c, build), cases))
+    with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
         w.writerows(rows)
-    print(f"limits: wrote {os.path.relpath(OUT, ROOT)} ({len(rows)} cases)")
+    print(f"limits: wrote {os.path.relpath(out, ROOT)} ({len(rows)} cases)")
     return 0
 
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A SimGrid platform for a torus with open axes (mesh axes): smpi-torus.sh's
+// A SimGrid platform for a torus with open axes (mesh axes), or with its node
+// memory link shared (TG_SMPI_MESH_LOOPBACK_SHARING=SHARED): smpi-torus.sh's
 // cluster as SimGrid's TORUS builds it (hosts, loopback, limiter, a link per
 // node and axis, the same names, dimension-order routes in SimGrid's axis
 // order, the shorter way round by its rule), except that an open axis has no
@@ -71,6 +72,10 @@ void load_platform(const sg4::Engine& /*engine*/) {
   const bool split = need("TG_SMPI_MESH_SHARING") == "SPLITDUPLEX";
   const int cores = std::atoi(need("TG_SMPI_MESH_CORES").c_str());
   const std::string loop_bw = need("TG_SMPI_MESH_LOOPBACK_BW"), loop_lat = need("TG_SMPI_MESH_LOOPBACK_LAT");
+  // The node memory link: a fat pipe as SimGrid's cluster makes it (every
+  // copy gets the bandwidth), or one budget the node's copies share.
+  const char* loop_sharing = std::getenv("TG_SMPI_MESH_LOOPBACK_SHARING");
+  const bool loop_shared = loop_sharing && std::string(loop_sharing) == "SHARED";
   const char* limiter_bw = std::getenv("TG_SMPI_MESH_LIMITER");
   const bool limited = limiter_bw && *limiter_bw;
   const bool two_links = std::string(std::getenv("TG_SMPI_MESH_PAIR_LINKS") ? std::getenv("TG_SMPI_MESH_PAIR_LINKS") : "1") == "2";
@@ -82,7 +87,8 @@ void load_platform(const sg4::Engine& /*engine*/) {
     const std::string id = std::to_string(i);
     hosts.push_back(zone->create_host("node-" + id, "1Gf")->set_core_count(cores)->seal());
     loopback.push_back(zone->create_link("torus_link_" + id + "_loopback", loop_bw)
-                           ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
+                           ->set_sharing_policy(loop_shared ? sg4::Link::SharingPolicy::SHARED
+                                                            : sg4::Link::SharingPolicy::FATPIPE)
                            ->set_latency(loop_lat)
                            ->seal());
     if (limited) limiter.push_back(zone->create_link("torus_link_" + id + "_limiter", limiter_bw)->seal());

@@ -5,7 +5,7 @@
 #   scripts/smpi-torus.sh --dims 8x8 [--bw 10GBps] [--lat 1us] [--allgather ompi]
 #                         [--sharing SPLITDUPLEX|SHARED|FATPIPE] [--limiter BW]
 #                         [--overhead T] [--ranks-per-node K] [--node-bw BW] [--node-lat T]
-#                         [--pair-links 1|2]
+#                         [--node-sharing FATPIPE|SHARED] [--pair-links 1|2]
 #                         [--preset bgq|tofud|gemini|tpu-v4|tofud-mesh|tpu-v4-mesh|ideal]
 #                         [--factors ideal|smpi] [--sends auto|eager|synchronous]
 #                         [--platform-dir DIR] [--cfg KEY:VALUE]...
@@ -21,6 +21,10 @@
 # through its loopback link (--node-bw, --node-lat: the node's shared
 # memory); torusgather sees the torus D x K (TORUSGATHER_DIMS and
 # TORUSGATHER_NODE_SIZE=K), the ranks of a node along the last axis.
+# SimGrid's cluster makes that link a fat pipe: every copy within a node
+# gets --node-bw, however many run at once. --node-sharing SHARED makes it
+# one budget that a node's copies share (the platform is then built link by
+# link, smpi-mesh.cpp); FATPIPE given explicitly builds the default that way.
 # --pair-links 2: the two nodes of every side of 2 are joined by two links
 # (Blue Gene/Q has a + and a - link on every axis), where SimGrid's torus
 # routes both ways over one of them. The platform is then
@@ -83,7 +87,7 @@ preset_values() {
 presets="ideal, bgq, tofud, gemini, tpu-v4, tofud-mesh, tpu-v4-mesh"
 
 dims="" bw="" lat="" allgather="" pdir="" factors="ideal" sharing="SPLITDUPLEX" limiter="" sends="auto"
-overhead="" per_node="" node_bw="" node_lat="" preset="" pair_links=""
+overhead="" per_node="" node_bw="" node_lat="" preset="" pair_links="" node_sharing=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -98,6 +102,7 @@ while [ $# -gt 0 ]; do
     --ranks-per-node) per_node="$2"; shift 2 ;;
     --node-bw) node_bw="$2"; shift 2 ;;
     --node-lat) node_lat="$2"; shift 2 ;;
+    --node-sharing) node_sharing="$2"; shift 2 ;;
     --pair-links) pair_links="$2"; shift 2 ;;
     --preset) preset="$2"; shift 2 ;;
     --print-preset)
@@ -137,6 +142,7 @@ if ! [[ "$dims" =~ ^[0-9]+m?(x[0-9]+m?)*$ ]]; then
   exit 2
 fi
 case "$sharing" in SPLITDUPLEX|SHARED|FATPIPE) ;; *) echo "smpi-torus.sh: --sharing must be SPLITDUPLEX, SHARED or FATPIPE" >&2; exit 2 ;; esac
+case "$node_sharing" in ""|FATPIPE|SHARED) ;; *) echo "smpi-torus.sh: --node-sharing must be FATPIPE or SHARED" >&2; exit 2 ;; esac
 command -v smpirun >/dev/null || { echo "smpi-torus.sh: smpirun not found (install simgrid)" >&2; exit 2; }
 
 IFS=x read -r -a sides <<<"${dims//m/}"
@@ -180,13 +186,14 @@ platform_so() {
   echo "$so"
 }
 pair_env=()
-if [[ "$dims" == *m* ]]; then
-  # Open axes: the same cluster built link by link, without the links that
-  # would wrap around an open axis (smpi-mesh.cpp), two links on a side of
-  # 2 where asked.
+if [[ "$dims" == *m* ]] || [ -n "$node_sharing" ]; then
+  # Open axes, or the node memory link's sharing asked for: the same cluster
+  # built link by link (smpi-mesh.cpp), without the links that would wrap
+  # around an open axis, two links on a side of 2 where asked.
   so=$(platform_so smpi-mesh.cpp) || exit 2
   pair_env=(TG_SMPI_MESH_DIMS="$dims" TG_SMPI_MESH_BW="$bw" TG_SMPI_MESH_LAT="$lat" TG_SMPI_MESH_SHARING="$sharing"
             TG_SMPI_MESH_CORES="$per_node" TG_SMPI_MESH_LOOPBACK_BW="$node_bw" TG_SMPI_MESH_LOOPBACK_LAT="$node_lat"
+            TG_SMPI_MESH_LOOPBACK_SHARING="${node_sharing:-FATPIPE}"
             TG_SMPI_MESH_LIMITER="$limiter" TG_SMPI_MESH_PAIR_LINKS="$pair_links")
   platform="$so"
   [ "$pair_links" = 2 ] && pair_env+=(TORUSGATHER_PAIR_LINKS=2)
