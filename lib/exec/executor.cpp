@@ -63,14 +63,15 @@ class BlockSetTypes {
 };
 
 /// Tags tell apart the messages between one pair of ranks in one round: the
-/// sender's port (two ports lead to the same rank on a side of 2) and the
-/// colour; routed calls (sender's first port) get tags of their own. Only
-/// the port mod 64 is kept, so tags stay below the 32767 every MPI allows:
-/// the torus has at most 2d ports, the circulant 4 and the chordal ring 3,
-/// and the complete graph of `three-phase` (P ports) has at most one call
-/// per pair and round.
+/// sender's port (two ports lead to the same rank on a side of 2), the
+/// colour and the message's number among that colour's on the link (seq);
+/// routed calls (sender's first port) get tags of their own. Only the port
+/// mod 64 is kept, so tags stay within the 32767 every MPI allows: the
+/// torus has at most 2d ports, the circulant 4 and the chordal ring 3, and
+/// the complete graph of `three-phase` (P ports) has at most one call per
+/// pair and round.
 int tag_of(const Transfer& x, Port sender_port) {
-  return (x.routed() ? 1 << 10 : 0) | ((sender_port & 63) << 4) | x.piece.colour;
+  return (x.seq << 11) | (x.routed() ? 1 << 10 : 0) | ((sender_port & 63) << 4) | x.piece.colour;
 }
 
 #ifdef TORUSGATHER_SMPI

@@ -115,12 +115,36 @@ namespace {
 /// A node-sliced schedule: its inner schedule's rounds with each link
 /// carrying the k slices, then floor(k/2) steps of the node ring, each
 /// moving one slice (N blocks) per direction, halves on an even ring's last.
+/// Overlapped, every round adds the node ring's share (node_rounds()): its
+/// messages to the rank's, its blocks to the node axis, which runs beside
+/// the network (predict()); the node's injection limit sees the network's.
 CostProfile node_sliced_profile(const NodeSlicedSchedule& s, long long step_limit) {
   const int k = s.node_ranks();
   CostProfile out;
   CostProfile inner;
   // The inner schedule as built (its variant).
   if (!closed_form_profile(s.inner(), &inner)) inner = profile(s.inner(), step_limit);
+  if (s.overlap()) {
+    const auto& node = s.node_rounds();
+    std::size_t r = 0;
+    const auto add = [&](RoundCost c) {
+      const auto& n = node[r++];
+      c.node_blocks = n.blocks;
+      c.sends += n.sends;
+      c.recvs += n.recvs;
+      if (c.link_blocks == 0) {  // the node ring alone
+        c.recv_blocks = n.recv_blocks;
+        c.hops = 1;
+      }
+      out.add(c);
+    };
+    for (auto [times, c] : inner.runs) {
+      c.link_blocks *= k;
+      for (long long i = 0; i < times; ++i) add(c);
+    }
+    while (r < node.size()) add(RoundCost{});
+    return out;
+  }
   for (auto [times, c] : inner.runs) {
     c.link_blocks *= k;
     out.add(c, times);

@@ -9,11 +9,25 @@
 namespace torusgather {
 namespace {
 
+/// What a node ring's level moves in a round: the inner receives of round
+/// t (unlifted, on the node torus), or at t = 0 the rank's own block in
+/// each colour's piece.
+template <class F>
+void for_each_set(const NodeSlicedSchedule& s, Rank node, long long t, const std::vector<Transfer>& received, F&& f) {
+  if (t > 0) {
+    for (const Transfer& x : received) f(x);
+    return;
+  }
+  for (int c = 0; c < s.colours(); ++c) f(Transfer{0, BlockSet{node, 0}, s.colour_piece(c)});
+}
+
 class NodeSlicedProgram final : public RankProgram {
  public:
   NodeSlicedProgram(const NodeSlicedSchedule& s, Rank self)
-      : s_(s), k_(s.node_ranks()), j_(static_cast<int>(self % s.node_ranks())),
-        inner_(s.inner().program(self / s.node_ranks())) {}
+      : s_(s), k_(s.node_ranks()), j_(static_cast<int>(self % s.node_ranks())), node_(self / s.node_ranks()),
+        inner_(s.inner().program(node_)) {
+    if (s.overlap()) received_.resize(static_cast<std::size_t>(s.levels()) + 1);
+  }
 
   void next_round(RoundOps& ops) override {
     ops.clear();
@@ -23,21 +37,18 @@ class NodeSlicedProgram final : public RankProgram {
       // Slice j: the inner schedule's blocks y are this torus's y*k + j, on
       // the same ports (the node axis is the last).
       inner_->next_round(inner_ops_);
-      const auto lift = [this](Transfer x) {
-        if (x.routed()) throw std::logic_error("node-sliced: routed calls cannot be lifted");
-        x.blocks.origin = x.blocks.origin * k_ + j_;
-        return x;
-      };
-      for (const Transfer& x : inner_ops_.sends) ops.sends.push_back(lift(x));
-      for (const Transfer& x : inner_ops_.recvs) ops.recvs.push_back(lift(x));
+      for (const Transfer& x : inner_ops_.sends) ops.sends.push_back(lift(x, 0));
+      for (const Transfer& x : inner_ops_.recvs) ops.recvs.push_back(lift(x, 0));
       // The node's k ranks share its links, and each message waits for the
       // overhead of those posted before it: rank j starts j/k of the way
       // round its list, so the node's first messages go out on different
       // links.
       const auto n = static_cast<std::ptrdiff_t>(ops.sends.size());
       if (n > 1) std::rotate(ops.sends.begin(), ops.sends.begin() + j_ * n / k_ % n, ops.sends.end());
-      return;
+      if (s_.overlap()) received_[slot(round_)] = inner_ops_.recvs;
     }
+    if (s_.overlap()) return overlapped_ring(ops);
+    if (round_ <= inner_rounds) return;
     const long long step = round_ - inner_rounds;
     if (step > k_ / 2) return;
     // The node ring: slice j' is the block set of every node's rank j'.
@@ -61,10 +72,55 @@ class NodeSlicedProgram final : public RankProgram {
   }
 
  private:
+  /// An inner transfer as slice j + delta's.
+  Transfer lift(Transfer x, int delta) const {
+    if (x.routed()) throw std::logic_error("node-sliced: routed calls cannot be lifted");
+    x.blocks.origin = x.blocks.origin * k_ + ((j_ + delta) % k_ + k_) % k_;
+    return x;
+  }
+  std::size_t slot(long long round) const { return static_cast<std::size_t>(round) % received_.size(); }
+
+  /// Level s passes on towards +axis slice j − (s − 1) of what the inner
+  /// rounds delivered s rounds ago, and receives slice j − s (mirrored
+  /// towards −axis, except on an even ring's last level).
+  void overlapped_ring(RoundOps& ops) {
+    const int axis = s_.torus().ndims() - 1;
+    const long long inner_rounds = s_.inner().rounds();
+    // A colour's messages on one node link are numbered in the order both
+    // ends list them: the ranks of a node run the same inner program.
+    plus_.assign(static_cast<std::size_t>(s_.colours()), 0);
+    minus_ = plus_;
+    for (int level = 1; level <= s_.levels(); ++level) {
+      const long long t = round_ - level;
+      if (t < 0 || t > inner_rounds) continue;
+      const bool both_ways = !(k_ % 2 == 0 && level == s_.levels());
+      for_each_set(s_, node_, t, t > 0 ? received_[slot(t)] : received_[0], [&](Transfer x) {
+        x.relay = false;
+        Transfer out = lift(x, -(level - 1)), in = lift(x, -level);
+        out.port = make_port(axis, true);
+        in.port = make_port(axis, false);
+        out.seq = in.seq = plus_[x.piece.colour]++;
+        ops.sends.push_back(out);
+        ops.recvs.push_back(in);
+        if (!both_ways) return;
+        out = lift(x, level - 1);
+        in = lift(x, level);
+        out.port = make_port(axis, false);
+        in.port = make_port(axis, true);
+        out.seq = in.seq = minus_[x.piece.colour]++;
+        ops.sends.push_back(out);
+        ops.recvs.push_back(in);
+      });
+    }
+  }
+
   const NodeSlicedSchedule& s_;
   int k_, j_;
+  Rank node_;
   std::unique_ptr<RankProgram> inner_;
   RoundOps inner_ops_;
+  std::vector<std::vector<Transfer>> received_;  ///< overlapped: the inner receives of the last levels + 1 rounds
+  std::vector<std::uint8_t> plus_, minus_;       ///< overlapped: per colour, the round's messages so far each way
   long long round_ = 0;
 };
 
@@ -76,6 +132,11 @@ Torus NodeSlicedSchedule::node_torus(const Torus& t) {
   return Torus(dims, t.two_link_axes(), t.open_axes());
 }
 
+std::string NodeSlicedSchedule::overlap_not_applicable(const Torus& t) {
+  if (node_torus(t).open_axes() != 0) return "an open axis: the nodes' inner programs differ";
+  return {};
+}
+
 std::string NodeSlicedSchedule::not_applicable(const Torus& t) {
   if (t.ndims() < 2) return "needs a node torus and a node axis (at least 2 axes)";
   if (t.dim(t.ndims() - 1) < 2) return "one rank per node (the last axis has side 1)";
@@ -83,8 +144,8 @@ std::string NodeSlicedSchedule::not_applicable(const Torus& t) {
   return {};
 }
 
-NodeSlicedSchedule::NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Schedule> inner)
-    : Schedule(torus), inner_(std::move(inner)) {
+NodeSlicedSchedule::NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Schedule> inner, bool overlap)
+    : Schedule(torus), inner_(std::move(inner)), overlap_(overlap) {
   if (std::string why = not_applicable(torus); !why.empty()) throw std::invalid_argument(why);
   if (!inner_ || inner_->torus().dims() != node_torus(torus).dims())
     throw std::invalid_argument("the inner schedule is not on the node torus");
@@ -93,10 +154,55 @@ NodeSlicedSchedule::NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Sched
   k_ = torus.dim(torus.ndims() - 1);
   name_ = std::string("node-") + inner_->name();
   rounds_ = formula_rounds(inner_->rounds(), k_);
+  if (!overlap_) return;
+  if (std::string why = overlap_not_applicable(torus); !why.empty()) throw std::invalid_argument(why);
+  // Node 0's inner receives, round by round: every node's are alike.
+  const Torus& n = inner_->torus();
+  const auto blocks_of = [&n](const Transfer& x) {
+    double b = x.piece.share();
+    for (int a = 0; a < n.ndims(); ++a)
+      if (x.blocks.free_axes & (1u << a)) b *= n.dim(a);
+    return b;
+  };
+  const long long inner_rounds = inner_->rounds();
+  std::vector<std::vector<Transfer>> received(static_cast<std::size_t>(inner_rounds) + 1);
+  auto program = inner_->program(0);
+  RoundOps ops;
+  for (long long r = 1; r <= inner_rounds; ++r) {
+    program->next_round(ops);
+    received[static_cast<std::size_t>(r)] = ops.recvs;
+  }
+  node_rounds_.resize(static_cast<std::size_t>(rounds_));
+  std::vector<int> per_colour(static_cast<std::size_t>(colours()));
+  for (long long r = 1; r <= rounds_; ++r) {
+    NodeRound& out = node_rounds_[static_cast<std::size_t>(r - 1)];
+    std::fill(per_colour.begin(), per_colour.end(), 0);
+    for (int level = 1; level <= levels(); ++level) {
+      const long long t = r - level;
+      if (t < 0 || t > inner_rounds) continue;
+      const int ways = k_ % 2 == 0 && level == levels() ? 1 : 2;
+      for_each_set(*this, 0, t, received[static_cast<std::size_t>(t)], [&](const Transfer& x) {
+        if (++per_colour[x.piece.colour] > Transfer::kMaxSeq + 1)
+          throw std::invalid_argument("overlap: more than " + std::to_string(Transfer::kMaxSeq + 1) +
+                                      " messages of a colour on a node link in a round");
+        const double b = blocks_of(x);
+        out.messages += 1;
+        out.blocks += b;
+        out.sends += ways;
+        out.recvs += ways;
+        out.recv_blocks += ways * b;
+      });
+    }
+  }
 }
 
 int NodeSlicedSchedule::claimed_max_link_messages_per_round() const {
-  return std::max(inner_->claimed_max_link_messages_per_round(), colours());
+  int node = colours();
+  if (overlap_) {
+    node = 0;
+    for (const NodeRound& r : node_rounds_) node = std::max(node, r.messages);
+  }
+  return std::max(inner_->claimed_max_link_messages_per_round(), node);
 }
 
 std::unique_ptr<RankProgram> NodeSlicedSchedule::program(Rank r) const {
@@ -111,11 +217,18 @@ StructuralProof NodeSlicedSchedule::prove() const {
   const auto N = static_cast<double>(nodes());
   proof.rounds = rounds_;
   proof.max_link_messages_per_round = claimed_max_link_messages_per_round();
-  // A link carries a whole slice per step, half of one on an even ring's last.
-  proof.max_link_blocks_per_round = std::max(proof.max_link_blocks_per_round, k_ == 2 ? N / 2 : N);
+  // A link carries a whole slice per step, half of one on an even ring's
+  // last; overlapped, what the inner rounds delivered, level by level.
+  double node = k_ == 2 ? N / 2 : N;
+  if (overlap_) {
+    node = 0;
+    for (const NodeRound& r : node_rounds_) node = std::max(node, r.blocks);
+  }
+  proof.max_link_blocks_per_round = std::max(proof.max_link_blocks_per_round, node);
   proof.volume_per_rank_blocks += static_cast<double>(k_ - 1) * N;
-  proof.detail = "each of the " + std::to_string(k_) + " slices: " + proof.detail + "; then a ring of " +
-                 std::to_string(k_) + " over the node's ranks";
+  proof.detail = "each of the " + std::to_string(k_) + " slices: " + proof.detail +
+                 (overlap_ ? "; with it, overlapped, a ring of " : "; then a ring of ") + std::to_string(k_) +
+                 " over the node's ranks";
   return proof;
 }
 

@@ -9,11 +9,15 @@
 // with every rank of a node busy instead of one leader per node). On an
 // even ring the last step sends halves both ways, a pair of ranks included
 // (unlike dim-rings on a side of 2): two concurrent halves beat one whole
-// slice in the lab's simulations (docs/performance.md).
+// slice in the lab's simulations (docs/performance.md). Overlapped, the
+// node ring starts at once: in every round each rank passes on along the
+// ring what it received the round before, so that only the last round's
+// blocks are exchanged after the network's rounds.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "schedule/schedule.hpp"
 
@@ -24,12 +28,16 @@ class NodeSlicedSchedule final : public Schedule {
   /// `torus`: node torus x k; `inner`: a neighbour-only schedule on the
   /// node torus (node_torus(torus)). Throws std::invalid_argument where
   /// not_applicable says why.
-  NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Schedule> inner);
+  NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Schedule> inner, bool overlap = false);
   /// The torus without its last (node) axis.
   static Torus node_torus(const Torus& torus);
   /// Empty if it applies: at least 2 axes, the last of side k >= 2 and at
   /// least 2 nodes.
   static std::string not_applicable(const Torus& torus);
+  /// Empty if the node ring can overlap the inner rounds: every node's
+  /// inner program then moves the same counts (no open axis), which the
+  /// claims and the cost model read off node 0's.
+  static std::string overlap_not_applicable(const Torus& torus);
   /// The inner schedule's rounds plus floor(k/2).
   static long long formula_rounds(long long inner_rounds, int k) { return inner_rounds + k / 2; }
 
@@ -52,12 +60,29 @@ class NodeSlicedSchedule final : public Schedule {
   int node_ranks() const { return k_; }
   /// Blocks in one slice (the node ring moves one per step and direction).
   long long nodes() const { return inner_->torus().size(); }
+  bool overlap() const { return overlap_; }
+  /// The node ring's levels: floor(k/2). Level s brings slices j -+ s; an
+  /// even ring's last level runs towards +axis only, overlapped.
+  int levels() const { return k_ / 2; }
+
+  /// The node ring's share of one round of every rank (overlapped: the
+  /// same on every rank, from node 0's inner program).
+  struct NodeRound {
+    int messages = 0;       ///< on the busiest node link direction
+    double blocks = 0;      ///< on the busiest node link direction, in units of s
+    int sends = 0, recvs = 0;
+    double recv_blocks = 0;
+  };
+  /// Overlapped: every round's node ring, O(rounds); empty otherwise.
+  const std::vector<NodeRound>& node_rounds() const { return node_rounds_; }
 
  private:
   std::unique_ptr<Schedule> inner_;
   std::string name_;
   int k_ = 1;
   long long rounds_ = 0;
+  bool overlap_ = false;
+  std::vector<NodeRound> node_rounds_;
 };
 
 }  // namespace torusgather

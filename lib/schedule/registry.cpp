@@ -75,35 +75,66 @@ const TunedParams kDimRings = {
     },
     [](const Schedule& s) { return DimRingsSchedule::to_string(static_cast<const DimRingsSchedule&>(s).params()); }};
 
+/// node-dim-rings' parameters: dim-rings' for the node torus, then
+/// ",overlap" where the node ring overlaps the inner rounds. Strips it.
+constexpr const char* kOverlap = ",overlap";
+bool strip_overlap(std::string* text) {
+  const std::string suffix = kOverlap;
+  if (text->size() < suffix.size() || text->compare(text->size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  text->resize(text->size() - suffix.size());
+  return true;
+}
+
 /// node-dim-rings: the node torus's variant as dim-rings' best() picks it
 /// without balanced, a round's link carrying the k slices (r / k), or
 /// balanced streams (with snakes where cheaper) where they are 5 % cheaper
 /// at this r. The k slices share the node's injection limit alike, so the
-/// limit weighs against one slice's links as against the node's.
+/// limit weighs against one slice's links as against the node's. The node
+/// ring overlaps the inner rounds where the cost model (the context's
+/// cost) finds that 5 % cheaper: it hides the ring's transfers behind the
+/// network's and adds messages to every round, both of which the model
+/// counts.
 std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   const Torus n = NodeSlicedSchedule::node_torus(t);
   const double q = c.overhead_ratio, r = c.r / std::max(1, c.node_ranks);
-  const std::string picked = DimRingsSchedule::best(n, r, q, true, false, c.inject_ratio);
-  if (n.active_axes().size() < 2) return picked;
-  DimRingsParams p, balanced{0, false, false, true};
+  std::string picked = DimRingsSchedule::best(n, r, q, true, false, c.inject_ratio);
+  DimRingsParams p;
   std::string why;
+  if (n.active_axes().size() >= 2) {
+    DimRingsSchedule::parse(picked, n, &p, &why);
+    const double picked_cost = DimRingsSchedule::model_cost(n, p, c.r, q);
+    if (DimRingsSchedule::balanced_floor(n, c.r) < picked_cost / 1.05 &&
+        DimRingsSchedule::model_cost(n, DimRingsParams{0, false, false, true}, c.r, q) < picked_cost / 1.05)
+      picked = DimRingsSchedule::to_string(DimRingsSchedule::streams_variant(n, c.r, q, c.inject_ratio));
+  }
+  if (!c.cost || !NodeSlicedSchedule::overlap_not_applicable(t).empty()) return picked;
   DimRingsSchedule::parse(picked, n, &p, &why);
-  const double picked_cost = DimRingsSchedule::model_cost(n, p, c.r, q);
-  return DimRingsSchedule::balanced_floor(n, c.r) < picked_cost / 1.05 &&
-                 DimRingsSchedule::model_cost(n, balanced, c.r, q) < picked_cost / 1.05
-             ? DimRingsSchedule::to_string(DimRingsSchedule::streams_variant(n, c.r, q, c.inject_ratio))
-             : picked;
+  try {
+    const NodeSlicedSchedule after(t, std::make_unique<DimRingsSchedule>(n, p));
+    const NodeSlicedSchedule overlapped(t, std::make_unique<DimRingsSchedule>(n, p), true);
+    return c.cost(overlapped) < c.cost(after) / 1.05 ? picked + kOverlap : picked;
+  } catch (const std::invalid_argument&) {
+    return picked;  // more messages of a colour on a node link than the tag can number
+  }
 }
 
 const TunedParams kNodeDimRings = {
     "TORUSGATHER_NODE_DIM_RINGS", &node_dim_rings_best,
-    [](const std::string& text, const Torus& t, std::string* why) {
+    [](const std::string& params, const Torus& t, std::string* why) {
+      std::string text = params;
+      if (strip_overlap(&text))
+        if (std::string no = NodeSlicedSchedule::overlap_not_applicable(t); !no.empty()) {
+          *why = "overlap: " + no;
+          return false;
+        }
       DimRingsParams p;
       return DimRingsSchedule::parse(text, NodeSlicedSchedule::node_torus(t), &p, why);
     },
     [](const Schedule& s) {
-      const auto& inner = static_cast<const NodeSlicedSchedule&>(s).inner();
-      return DimRingsSchedule::to_string(static_cast<const DimRingsSchedule&>(inner).params());
+      const auto& sliced = static_cast<const NodeSlicedSchedule&>(s);
+      return DimRingsSchedule::to_string(static_cast<const DimRingsSchedule&>(sliced.inner()).params()) +
+             (sliced.overlap() ? kOverlap : "");
     }};
 
 /// The context's parameters as text, or the best for its r.
@@ -120,12 +151,13 @@ std::vector<RingParams> ring_params(const Torus& t, const BuildContext& c, const
 /// A node-sliced schedule over `inner` built on the node torus; throws
 /// where the context has no node axis.
 std::unique_ptr<Schedule> node_sliced(const Torus& t, const BuildContext& c,
-                                      const std::function<std::unique_ptr<Schedule>(const Torus&)>& inner) {
+                                      const std::function<std::unique_ptr<Schedule>(const Torus&)>& inner,
+                                      bool overlap = false) {
   if (c.node_ranks < 2 || t.dim(t.ndims() - 1) != c.node_ranks)
     throw std::invalid_argument(
         "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED gives "
         "the ranks per node)");
-  return std::make_unique<NodeSlicedSchedule>(t, inner(NodeSlicedSchedule::node_torus(t)));
+  return std::make_unique<NodeSlicedSchedule>(t, inner(NodeSlicedSchedule::node_torus(t)), overlap);
 }
 
 /// The facts besides the build that other layers ask the registry for.
@@ -312,13 +344,17 @@ const std::vector<AlgorithmInfo>& algorithms() {
        "node-aware: rank j of every node runs dim-rings over the node torus with the blocks of every node's rank j (the node's links shared by its k ranks, no block sent twice over the network), then a ring of k inside each node (Juurlink, Rao & Sibeyn approach 1; Barriere, Cohen & Mitjana §4.1's phases)",
        &NodeSlicedSchedule::not_applicable,
        [](const Torus& t, const BuildContext& c) {
-         const std::string text = params_text(t, c, kNodeDimRings);
-         return node_sliced(t, c, [&text](const Torus& n) -> std::unique_ptr<Schedule> {
-           DimRingsParams p;
-           std::string why;
-           if (!DimRingsSchedule::parse(text, n, &p, &why)) throw std::invalid_argument(why);
-           return std::make_unique<DimRingsSchedule>(n, p);
-         });
+         std::string text = params_text(t, c, kNodeDimRings);
+         const bool overlap = strip_overlap(&text);
+         return node_sliced(
+             t, c,
+             [&text](const Torus& n) -> std::unique_ptr<Schedule> {
+               DimRingsParams p;
+               std::string why;
+               if (!DimRingsSchedule::parse(text, n, &p, &why)) throw std::invalid_argument(why);
+               return std::make_unique<DimRingsSchedule>(n, p);
+             },
+             overlap);
        },
        nullptr, &kNodeDimRings, true},
       {AlgorithmId::node_hamiltonian, "node-hamiltonian",

@@ -95,6 +95,11 @@ struct Transfer {
   const std::vector<Port>* route = nullptr;
   const BlockRanges* ranges = nullptr;
   bool relay = false;
+  /// Tells apart the messages of one colour on one link in one round (the
+  /// overlapped node ring passes on several): sender and receiver number
+  /// them alike, 0 to kMaxSeq; the MPI tag carries it.
+  std::uint8_t seq = 0;
+  static constexpr int kMaxSeq = 15;
 
   bool routed() const { return peer >= 0; }
 };

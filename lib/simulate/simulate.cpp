@@ -170,8 +170,9 @@ SimulationReport step_through(const Schedule& s) {
         auto& rv = ops[static_cast<std::size_t>(to)].recvs;
         bool found = false, relay = false;
         for (std::size_t k = 0; k < rv.size(); ++k) {
-          // The MPI executor matches on (source, port, colour): so must we.
-          if (rv[k].routed() != snd.routed() || rv[k].piece.colour != snd.piece.colour) continue;
+          // The MPI executor matches on (source, port, colour, seq): so must we.
+          if (rv[k].routed() != snd.routed() || rv[k].piece.colour != snd.piece.colour || rv[k].seq != snd.seq)
+            continue;
           if (snd.routed() ? (rv[k].peer != r || rv[k].port != snd.port) : rv[k].port != opposite(snd.port)) continue;
           if (matched[static_cast<std::size_t>(to)][k]) {
             add_error(rep, "round " + std::to_string(round) + ": two sends match one receive at " + describe(to, rv[k]));

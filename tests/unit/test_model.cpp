@@ -271,6 +271,23 @@ TEST(ScheduleProfile, NodeAxisSharesTheNodesLinks) {
     EXPECT_DOUBLE_EQ(per_round(composed, &RoundCost::node_blocks).back(), k == 4 ? 8 : 16);
     // Without the node axis, every rank's links are its own.
     EXPECT_DOUBLE_EQ(link_blocks(profile(Opaque(*s)))[0], 0.5);
+    // Overlapped, the node ring rides in every round: the same loads round
+    // by round as stepping through; a rank's data received counts the
+    // network's only (what the node's injection limit sees), at most what
+    // stepping through counts with the node ring's.
+    const auto& inner = static_cast<const DimRingsSchedule&>(static_cast<const NodeSlicedSchedule&>(*s).inner());
+    const NodeSlicedSchedule overlapped(t, std::make_unique<DimRingsSchedule>(inner.torus(), inner.params()), true);
+    const CostProfile o_composed = profile(overlapped, 4096, nullptr, k);
+    const CostProfile o_stepped = profile(Opaque(overlapped), 4096, nullptr, k);
+    EXPECT_EQ(o_composed.rounds(), o_stepped.rounds());
+    EXPECT_EQ(link_blocks(o_composed), link_blocks(o_stepped));
+    EXPECT_EQ(per_round(o_composed, &RoundCost::node_blocks), per_round(o_stepped, &RoundCost::node_blocks));
+    EXPECT_EQ(per_round(o_composed, &RoundCost::sends), per_round(o_stepped, &RoundCost::sends));
+    EXPECT_EQ(per_round(o_composed, &RoundCost::recvs), per_round(o_stepped, &RoundCost::recvs));
+    const auto o_recv = per_round(o_composed, &RoundCost::recv_blocks);
+    const auto o_recv_stepped = per_round(o_stepped, &RoundCost::recv_blocks);
+    for (std::size_t r = 0; r < o_recv.size(); ++r) EXPECT_LE(o_recv[r], o_recv_stepped[r] + 1e-12) << r;
+    EXPECT_DOUBLE_EQ(o_recv.back(), o_recv_stepped.back());  // the node ring alone
   }
 }
 
