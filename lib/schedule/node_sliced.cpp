@@ -94,8 +94,7 @@ class NodeSlicedProgram final : public RankProgram {
       const long long t = round_ - level;
       if (t < 0 || t > inner_rounds) continue;
       const bool both_ways = !(k_ % 2 == 0 && level == s_.levels());
-      for_each_set(s_, node_, t, t > 0 ? received_[slot(t)] : received_[0], [&](Transfer x) {
-        x.relay = false;
+      for_each_set(s_, node_, t, received_[slot(t)], [&](Transfer x) {
         Transfer out = lift(x, -(level - 1)), in = lift(x, -level);
         out.port = make_port(axis, true);
         in.port = make_port(axis, false);
