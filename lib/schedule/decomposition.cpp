@@ -473,12 +473,13 @@ bool decomposes_by_rule(const Torus& t) {
          t.dim(axes[1]) == t.dim(axes[2]);
 }
 
-std::unique_ptr<LinkColouring> decomposition_by_rule(const Torus& t) {
+std::unique_ptr<LinkColouring> decomposition_by_rule(
+    const Torus& t, const std::function<std::unique_ptr<LinkColouring>(const Torus&)>& lift) {
   if (auto c = square_decomposition(t)) return c;
   if (auto c = gcd_decomposition(t)) return c;
   if (auto c = odd_cube_decomposition(t)) return c;
   if (auto c = doubling_decomposition(t)) return c;
-  return layered_decomposition(t);
+  return lift(t);
 }
 
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t) {

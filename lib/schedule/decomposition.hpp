@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -97,8 +98,11 @@ std::vector<Rank> cycle_positions(const LinkColouring& col, int c);
 bool decomposes_by_rule(const Torus& t);
 
 /// The first construction that applies without a search: square, gcd,
-/// odd cube, doubling, layered. nullptr if none does.
-std::unique_ptr<LinkColouring> decomposition_by_rule(const Torus& t);
+/// odd cube, doubling, then `lift` (the layered lift; a lift under way
+/// passes its own, which reuses the G it has decomposed). nullptr if none does.
+std::unique_ptr<LinkColouring> decomposition_by_rule(
+    const Torus& t,
+    const std::function<std::unique_ptr<LinkColouring>(const Torus&)>& lift = layered_decomposition);
 
 /// decomposition_by_rule, else the switch search.
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t);

@@ -34,15 +34,9 @@ std::shared_ptr<const Base> base_of(std::vector<int> dims, Bases& bases) {
   auto base = std::make_shared<Base>();
   base->torus = std::make_unique<Torus>(dims);
   const Torus& g = *base->torus;
-  if (dims.size() == 2) {
-    base->cycles = hamiltonian_decomposition(g);
-  } else {
-    base->cycles = square_decomposition(g);
-    if (!base->cycles) base->cycles = gcd_decomposition(g);
-    if (!base->cycles) base->cycles = odd_cube_decomposition(g);
-    if (!base->cycles) base->cycles = doubling_decomposition(g);
-    if (!base->cycles) base->cycles = lift(g, bases);
-  }
+  base->cycles = dims.size() == 2
+                     ? hamiltonian_decomposition(g)
+                     : decomposition_by_rule(g, [&bases](const Torus& x) { return lift(x, bases); });
   bases.emplace(std::move(dims), base);
   return base;
 }
