@@ -52,11 +52,32 @@ def ranks_per_node(platform):
     return int(platform.rsplit("-", 1)[1].replace("pernode", "")) if platform.endswith("pernode") else 1
 
 
+def ran_at(s, wanted):
+    """The algorithms run, grouped by the table's block sizes each ran at:
+    "a, b" where all ran at every size, else "at every size: a; at 8 B–2 KiB: b"."""
+    sizes = [b for b in s.sizes if ("auto", b) in s.times]
+    groups = {}
+    for a in sorted({a for a, _ in s.times if wanted(a)}):
+        groups.setdefault(tuple(b for b in sizes if (a, b) in s.times), []).append(a)
+    if len(groups) <= 1 and tuple(sizes) in groups or not groups:
+        return ", ".join(next(iter(groups.values()), [])) or "none"
+
+    def where(ran):
+        if ran == tuple(sizes):
+            return "at every size"
+        if ran and list(ran) == sizes[sizes.index(ran[0]):sizes.index(ran[0]) + len(ran)]:
+            return f"at {size_name(ran[0])}–{size_name(ran[-1])}" if len(ran) > 1 else f"at {size_name(ran[0])}"
+        return "at " + ", ".join(size_name(b) for b in ran) if ran else "at none of these sizes"
+
+    order = sorted(groups, key=lambda ran: (-len(ran), ran))
+    return "; ".join(f"{where(ran)}: {', '.join(groups[ran])}" for ran in order)
+
+
 def preset_table(s):
     """One row per block size auto ran at: auto, the fastest torusgather
     algorithm run alone, the fastest SMPI allgather run, and the bound."""
-    smpi_run = sorted({a for a, _ in s.times if a.startswith("smpi-")})
-    tg_run = sorted({a for a, _ in s.times if not a.startswith("smpi-") and a != "auto"})
+    smpi_run = ran_at(s, lambda a: a.startswith("smpi-"))
+    tg_run = ran_at(s, lambda a: not a.startswith("smpi-") and a != "auto")
     lines = ["| s | auto (ran) | best torusgather alone | best SMPI | auto / best SMPI | bound | auto % of bound "
              "| checked |",
              "|---|---|---|---|---|---|---|---|"]
@@ -224,8 +245,7 @@ def main():
         table, tg_run, smpi_run = preset_table(s)
         w(table)
         w("")
-        w(f"torusgather algorithms run alone: {', '.join(tg_run) or 'none'}. SMPI allgathers run: "
-          f"{', '.join(a[len('smpi-'):] for a in smpi_run) or 'none'}.")
+        w(f"torusgather algorithms run alone: {tg_run}. SMPI allgathers run: {smpi_run.replace('smpi-', '')}.")
         errors = model_rows(s)
         if errors:
             w(f"The cost model's prediction for auto against the simulated time: {errors}.")
