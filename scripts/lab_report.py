@@ -523,7 +523,8 @@ def write(results_csv, runs_json, lab_dir, root, out_dir):
         for j in failed:
             w(f"- {j['platform']} {j['kind']}: {j['status']}")
         for j in skipped:
-            w(f"- {j['platform']} {j['kind']}: not run at {', '.join(size_name(b) for b in j['skipped'])} (memory)")
+            w(f"- {j['platform']} {j['kind']}: not run at {', '.join(size_name(b) for b in j['skipped'])} "
+              "(receive buffer above SMPI's 2 GiB, or Bruck's P²·s above 8 GiB)")
         jobs = sorted(last.get("jobs", []), key=lambda j: (j["platform"], j["kind"]))
         if jobs:
             w("")
