@@ -221,7 +221,9 @@ def main():
     w("- **Timing** (`tg-bench-smpi`): every rank starts the call at the same simulated instant; the time is the "
       "last rank's completion. `auto (ran)` names what auto ran.")
     w("- **Best torusgather alone**: the fastest of the torusgather algorithms run on that platform with that "
-      "block size; **best SMPI**: the fastest of SimGrid's allgathers run there (listed under each table).")
+      "block size; **best SMPI**: the fastest of SimGrid's allgathers run there (listed under each table; none "
+      "where a rank's receive buffer passes 2 GiB, 768 ranks × 4 MiB, at which SimGrid 3.32's allgathers crash: "
+      "[lab.md](lab.md)).")
     w("- **Bound**: max(network, latency). Network: a node takes in (P − K)·s bytes over its links (two per "
       "side > 2; one per side of 2, two on bgq; one per open axis, at the corner node), and with an injection limit L on what a node sends and receives together, 2·(P − K)·s/L. "
       "Latency: the node torus's diameter (n − 1 along an open axis) times the hop latency, plus one send and one receive overhead.")
