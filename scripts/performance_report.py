@@ -59,8 +59,10 @@ def ran_at(s, wanted):
     groups = {}
     for a in sorted({a for a, _ in s.times if wanted(a)}):
         groups.setdefault(tuple(b for b in sizes if (a, b) in s.times), []).append(a)
-    if len(groups) <= 1 and tuple(sizes) in groups or not groups:
-        return ", ".join(next(iter(groups.values()), [])) or "none"
+    if not groups:
+        return "none"
+    if list(groups) == [tuple(sizes)]:
+        return ", ".join(groups[tuple(sizes)])
 
     def where(ran):
         if ran == tuple(sizes):
