@@ -9,16 +9,24 @@
 namespace torusgather {
 namespace {
 
-/// What a node ring's level moves in a round: the inner receives of round
-/// t (unlifted, on the node torus), or at t = 0 the rank's own block in
-/// each colour's piece.
-template <class F>
-void for_each_set(const NodeSlicedSchedule& s, Rank node, long long t, const std::vector<Transfer>& received, F&& f) {
-  if (t > 0) {
-    for (const Transfer& x : received) f(x);
-    return;
+/// The node ring's sets of overlapped round r, level by level: level l
+/// passes on what the inner round r - l delivered (`received_at(t)`,
+/// unlifted, on the node torus), or at t = 0 the rank's own block in each
+/// colour's piece; f(level, both_ways, set), both_ways false on an even
+/// ring's last level.
+template <class R, class F>
+void for_each_ring_set(const NodeSlicedSchedule& s, Rank node, long long r, R&& received_at, F&& f) {
+  const long long inner_rounds = s.inner().rounds();
+  for (int level = 1; level <= s.levels(); ++level) {
+    const long long t = r - level;
+    if (t < 0 || t > inner_rounds) continue;
+    const bool both_ways = !(s.node_ranks() % 2 == 0 && level == s.levels());
+    if (t > 0) {
+      for (const Transfer& x : received_at(t)) f(level, both_ways, x);
+      continue;
+    }
+    for (int c = 0; c < s.colours(); ++c) f(level, both_ways, Transfer{0, BlockSet{node, 0}, s.colour_piece(c)});
   }
-  for (int c = 0; c < s.colours(); ++c) f(Transfer{0, BlockSet{node, 0}, s.colour_piece(c)});
 }
 
 class NodeSlicedProgram final : public RankProgram {
@@ -85,32 +93,27 @@ class NodeSlicedProgram final : public RankProgram {
   /// towards −axis, except on an even ring's last level).
   void overlapped_ring(RoundOps& ops) {
     const int axis = s_.torus().ndims() - 1;
-    const long long inner_rounds = s_.inner().rounds();
     // A colour's messages on one node link are numbered in the order both
     // ends list them: the ranks of a node run the same inner program.
     plus_.assign(static_cast<std::size_t>(s_.colours()), 0);
     minus_ = plus_;
-    for (int level = 1; level <= s_.levels(); ++level) {
-      const long long t = round_ - level;
-      if (t < 0 || t > inner_rounds) continue;
-      const bool both_ways = !(k_ % 2 == 0 && level == s_.levels());
-      for_each_set(s_, node_, t, received_[slot(t)], [&](Transfer x) {
-        Transfer out = lift(x, -(level - 1)), in = lift(x, -level);
-        out.port = make_port(axis, true);
-        in.port = make_port(axis, false);
-        out.seq = in.seq = plus_[x.piece.colour]++;
-        ops.sends.push_back(out);
-        ops.recvs.push_back(in);
-        if (!both_ways) return;
-        out = lift(x, level - 1);
-        in = lift(x, level);
-        out.port = make_port(axis, false);
-        in.port = make_port(axis, true);
-        out.seq = in.seq = minus_[x.piece.colour]++;
-        ops.sends.push_back(out);
-        ops.recvs.push_back(in);
-      });
-    }
+    const auto received_at = [this](long long t) -> const std::vector<Transfer>& { return received_[slot(t)]; };
+    for_each_ring_set(s_, node_, round_, received_at, [&](int level, bool both_ways, const Transfer& x) {
+      Transfer out = lift(x, -(level - 1)), in = lift(x, -level);
+      out.port = make_port(axis, true);
+      in.port = make_port(axis, false);
+      out.seq = in.seq = plus_[x.piece.colour]++;
+      ops.sends.push_back(out);
+      ops.recvs.push_back(in);
+      if (!both_ways) return;
+      out = lift(x, level - 1);
+      in = lift(x, level);
+      out.port = make_port(axis, false);
+      in.port = make_port(axis, true);
+      out.seq = in.seq = minus_[x.piece.colour]++;
+      ops.sends.push_back(out);
+      ops.recvs.push_back(in);
+    });
   }
 
   const NodeSlicedSchedule& s_;
@@ -176,22 +179,21 @@ NodeSlicedSchedule::NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Sched
   for (long long r = 1; r <= rounds_; ++r) {
     NodeRound& out = node_rounds_[static_cast<std::size_t>(r - 1)];
     std::fill(per_colour.begin(), per_colour.end(), 0);
-    for (int level = 1; level <= levels(); ++level) {
-      const long long t = r - level;
-      if (t < 0 || t > inner_rounds) continue;
-      const int ways = k_ % 2 == 0 && level == levels() ? 1 : 2;
-      for_each_set(*this, 0, t, received[static_cast<std::size_t>(t)], [&](const Transfer& x) {
-        if (++per_colour[x.piece.colour] > Transfer::kMaxSeq + 1)
-          throw std::invalid_argument("overlap: more than " + std::to_string(Transfer::kMaxSeq + 1) +
-                                      " messages of a colour on a node link in a round");
-        const double b = blocks_of(x);
-        out.messages += 1;
-        out.blocks += b;
-        out.sends += ways;
-        out.recvs += ways;
-        out.recv_blocks += ways * b;
-      });
-    }
+    const auto received_at = [&received](long long t) -> const std::vector<Transfer>& {
+      return received[static_cast<std::size_t>(t)];
+    };
+    for_each_ring_set(*this, 0, r, received_at, [&](int, bool both_ways, const Transfer& x) {
+      if (++per_colour[x.piece.colour] > Transfer::kMaxSeq + 1)
+        throw std::invalid_argument("overlap: more than " + std::to_string(Transfer::kMaxSeq + 1) +
+                                    " messages of a colour on a node link in a round");
+      const int ways = both_ways ? 2 : 1;
+      const double b = blocks_of(x);
+      out.messages += 1;
+      out.blocks += b;
+      out.sends += ways;
+      out.recvs += ways;
+      out.recv_blocks += ways * b;
+    });
   }
 }
 
