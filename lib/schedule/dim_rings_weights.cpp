@@ -12,12 +12,12 @@
 namespace torusgather {
 namespace {
 
-/// One message of a colour's round into a node: its link, and how many
-/// times the round's part of the colour's group it carries (2 on a side of
-/// 2 with one link, which takes both directions' messages).
+/// One message of a colour's round into a node: its link, and its blocks
+/// per unit of the colour's weight (twice the round's part of the group on
+/// a side of 2 with one link, which takes both directions' messages).
 struct Message {
   int link;
-  double share;
+  double blocks;
 };
 
 /// The fluid model of one node's links for fixed axis orders, evaluated for
@@ -30,7 +30,7 @@ struct Message {
 class Fluid {
  public:
   Fluid(const Torus& torus, const std::vector<AxisOrder>& orders)
-      : colours_(orders.size()), sharing_(static_cast<std::size_t>(2 * torus.ndims()), 0) {
+      : colours_(orders.size()), links_(static_cast<std::size_t>(2 * torus.ndims())) {
     // Without lanes every round sends the same towards + and -, so link
     // 2a + 1 repeats link 2a's flows exactly: only the + side is simulated.
     const bool lanes = std::any_of(orders.begin(), orders.end(), [](const AxisOrder& order) {
@@ -38,71 +38,86 @@ class Fluid {
     });
     for (const AxisOrder& order : orders) {
       rounds_.emplace_back();
-      double grow = 1;
+      // A message's blocks per unit of the colour's weight: its group, grown
+      // by each phase's ring, halved at an even ring's antipode.
+      double group = 1;
       for (const Ring& ring : order) {
         const int a = ring.axis, n = ring.length(torus);
         const long long steps = ring.steps(torus);
         for (long long step = 1; step <= steps; ++step) {
           const bool half = !ring.open(torus) && n % 2 == 0 && step == n / 2;
-          Round r{step == 1 ? grow : 1, half, {}};
+          const double b = half ? group / 2 : group;
+          Round r;
           // (push_back: GCC 12 warns, wrongly, of a null memmove on a list assigned here)
           if (ring.pair >= 0) {
-            r.messages.push_back({2 * a + ring.lane, 1});
-            r.messages.push_back({2 * ring.pair + ring.lane, 1});
+            r.messages.push_back({2 * a + ring.lane, b});
+            r.messages.push_back({2 * ring.pair + ring.lane, b});
           } else if (torus.shared_link(a)) {
-            r.messages.push_back({2 * a, 2});
+            r.messages.push_back({2 * a, 2 * b});
           } else {
-            r.messages.push_back({2 * a, 1});
-            if (lanes) r.messages.push_back({2 * a + 1, 1});
+            r.messages.push_back({2 * a, b});
+            if (lanes) r.messages.push_back({2 * a + 1, b});
           }
-          rounds_.back().push_back(r);
+          // Rounds of one message on the same link in a row keep that link
+          // busy without a gap: one flow of their blocks takes the same time.
+          auto& rounds = rounds_.back();
+          if (r.messages.size() == 1 && !rounds.empty() && rounds.back().messages.size() == 1 &&
+              rounds.back().messages[0].link == r.messages[0].link)
+            rounds.back().messages[0].blocks += r.messages[0].blocks;
+          else
+            rounds.push_back(r);
         }
-        grow = n;
+        group *= n;
       }
     }
   }
 
   /// The time, in one block's time over one link, with these weights.
   double time(const std::vector<double>& weights) {
-    // A colour's group in each round as the colour's steps multiply it, the
-    // weight first (the same products as one colour computed alone).
     blocks_.resize(colours_);
     for (auto& b : blocks_) b.clear();
     for (std::size_t c = 0; c < colours_; ++c) {
       if (!(weights[c] > 0)) continue;
-      double group = weights[c];
-      for (const Round& r : rounds_[c]) {
-        group *= r.grow;
-        const double b = r.half ? group / 2 : group;
-        for (const Message& m : r.messages) blocks_[c].push_back(m.share * b);
-      }
+      for (const Round& r : rounds_[c])
+        for (const Message& m : r.messages) blocks_[c].push_back(weights[c] * m.blocks);
     }
     at_.assign(colours_, 0);
     used_.assign(colours_, 0);
     open_.assign(colours_, 0);
-    flows_.clear();
-    std::fill(sharing_.begin(), sharing_.end(), 0);
+    for (Link& l : links_) {
+      l.flows.clear();
+      l.served = 0;
+      l.first = INFINITY;
+    }
+    active_ = 0;
     for (std::size_t c = 0; c < colours_; ++c) start(c);
     double t = 0;
-    while (!flows_.empty()) {
+    while (active_ > 0) {
+      // The flows on a link share it equally: each gets 1/n of a block per
+      // unit of time, so a link's flows end in the order of their targets.
       double dt = INFINITY;
-      for (const Flow& f : flows_) dt = std::min(dt, f.left * sharing_[static_cast<std::size_t>(f.link)]);
+      for (const Link& l : links_)
+        if (!l.flows.empty()) dt = std::min(dt, (l.first - l.served) * static_cast<double>(l.flows.size()));
       t += dt;
-      // Every message on a link gets an equal share; the first to finish leave.
-      std::size_t kept = 0;
       arrived_.clear();
-      finished_.clear();
-      for (const Flow& f : flows_) {
-        const double left = f.left - dt / sharing_[static_cast<std::size_t>(f.link)];
-        if (left > 1e-12 * std::max(1.0, t)) {
-          flows_[kept++] = Flow{f.colour, f.link, left};
-        } else {
-          finished_.push_back(f.link);
-          if (--open_[static_cast<std::size_t>(f.colour)] == 0) arrived_.push_back(static_cast<std::size_t>(f.colour));
+      for (Link& l : links_) {
+        if (l.flows.empty()) continue;
+        l.served += dt / static_cast<double>(l.flows.size());
+        if (l.first - l.served > 1e-12 * std::max(1.0, t)) continue;
+        // The first to finish leave.
+        std::size_t kept = 0;
+        l.first = INFINITY;
+        for (const Flow& f : l.flows) {
+          if (f.target - l.served > 1e-12 * std::max(1.0, t)) {
+            l.flows[kept++] = f;
+            l.first = std::min(l.first, f.target);
+          } else {
+            --active_;
+            if (--open_[f.colour] == 0) arrived_.push_back(f.colour);
+          }
         }
+        l.flows.resize(kept);
       }
-      flows_.resize(kept);
-      for (int link : finished_) --sharing_[static_cast<std::size_t>(link)];
       // A colour whose round has arrived starts its next one.
       for (std::size_t c : arrived_) start(c);
     }
@@ -111,13 +126,17 @@ class Fluid {
 
  private:
   struct Round {
-    double grow;  ///< what the group grows by before it (a new phase's ring length)
-    bool half;
     std::vector<Message> messages;
   };
   struct Flow {
-    int colour, link;
-    double left;
+    std::size_t colour;
+    double target;  ///< the link's `served` at which it has arrived
+  };
+  /// A link's flows, and what each flow on it has been served so far.
+  struct Link {
+    std::vector<Flow> flows;
+    double served = 0;
+    double first = INFINITY;  ///< the least target among its flows
   };
   /// Starts colour c's next round that moves anything.
   void start(std::size_t c) {
@@ -127,9 +146,11 @@ class Fluid {
       for (const Message& m : rounds[at_[c]].messages) {
         const double blocks = blocks_[c][used_[c]++];
         if (blocks > 0) {
-          flows_.push_back({static_cast<int>(c), m.link, blocks});
+          Link& l = links_[static_cast<std::size_t>(m.link)];
+          l.flows.push_back({c, l.served + blocks});
+          l.first = std::min(l.first, l.served + blocks);
           ++open_[c];
-          ++sharing_[static_cast<std::size_t>(m.link)];
+          ++active_;
         }
       }
   }
@@ -138,10 +159,9 @@ class Fluid {
   std::vector<std::vector<double>> blocks_;
   std::vector<std::size_t> at_, used_;
   std::vector<int> open_;
-  std::vector<Flow> flows_;
+  std::vector<Link> links_;
+  std::size_t active_ = 0;  ///< flows on all links
   std::vector<std::size_t> arrived_;
-  std::vector<int> finished_;  ///< the links of the flows that left in this step
-  std::vector<int> sharing_;   ///< flows on each link
 };
 
 }  // namespace

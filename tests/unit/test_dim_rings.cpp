@@ -304,6 +304,10 @@ TEST(DimRings, BalancedOnManyShapes) {
 TEST(DimRings, BalancedKeepsEveryLinkBusy) {
   EXPECT_NEAR(fluid_time(Torus({4, 4}), {{0, 1}, {1, 0}}, {0.5, 0.5}), 15.0 / 4, 1e-9);
   EXPECT_NEAR(fluid_time(Torus({8, 8}), {{0, 1}, {1, 0}}, {0.5, 0.5}), 63.0 / 4, 1e-9);
+  // 4x8: the colour along 0 first (0.75 blocks on link 0, then 7 on link 2)
+  // meets the other's 1.75 on link 2 at 0.75 and shares it until 2.75; both
+  // then have 6 left on their own links.
+  EXPECT_NEAR(fluid_time(Torus({4, 8}), {{0, 1}, {1, 0}}, {0.5, 0.5}), 8.75, 1e-9);
   const Torus bgq({4, 4, 4, 4, 2});
   const DimRingsSchedule balanced(bgq, DimRingsParams{0, false, false, true});
   const double bound = (bgq.size() - 1) / 9.0;
