@@ -11,7 +11,9 @@ machine (real wall-clock, one process, no MPI):
   model's default machine (tg-plan --select): decide_seconds and the choices.
 
 A shape with a fourth field is run with that many ranks per node
-(--node-size) on its last axis.
+(--node-size) on its last axis (0: one); a fifth field is further tg-plan
+arguments and what they stand for (the machines' own shapes: Blue Gene/Q's
+two links on a side of 2, --pair-links 2).
 
 Writes docs/data/scale-table.md, the "Scale" section of docs/performance.md,
 and regenerates that file (scripts/performance_report.py).
@@ -41,6 +43,12 @@ SHAPES = [
     (262144, 2, "512x512"), (262144, 3, "64x64x64"), (262144, 5, "16x16x16x8x8"), (262144, 6, "8x8x8x8x8x8"),
     (10**6, 2, "1000x1000"), (10**6, 3, "99x99x99"), (10**6, 3, "100x100x100"), (10**6, 5, "16x16x16x16x16"),
     (10**6, 6, "10x10x10x10x10x10"),
+    # Whole machines: Sequoia (Blue Gene/Q, 96 racks, 16x12x16x16x2 nodes,
+    # two links on E), Fugaku (Tofu-D, 24x23x24x2x3x2 nodes; one rank and
+    # four per node), and mixed sides at 10^6.
+    (98304, 5, "16x12x16x16x2", 0, (["--pair-links", "2"], "two links on the side of 2")),
+    (158976, 6, "24x23x24x2x3x2"), (635904, 6, "24x23x24x2x3x2x4", 4),
+    (10**6, 3, "256x256x16"), (10**6, 3, "200x200x25"),
 ]
 QUICK = {"8x8x8", "16x16x16", "99x99x99"}
 # Above 1024 ranks auto leaves these out (their cost profiles are stepped);
@@ -109,11 +117,13 @@ def main():
     if not os.access(tg_plan, os.X_OK):
         sys.exit(f"scale: {tg_plan} not found: build first (./scripts/build.sh)")
     rows = []
-    for ranks, d, dims, *per_node in SHAPES:
+    for ranks, d, dims, *more in SHAPES:
         if args.quick and dims not in QUICK:
             continue
+        per_node = [more[0]] if more and more[0] else []
+        extra_args, extra_what = more[1] if len(more) > 1 else ([], "")
         node = ["--node-size", str(per_node[0])] if per_node else []
-        sel, err, names = candidates(tg_plan, dims, node, args.timeout)
+        sel, err, names = candidates(tg_plan, dims, node + extra_args, args.timeout)
         p = 1
         for n in dims.split("x"):
             p *= int(n)
@@ -123,7 +133,7 @@ def main():
             # tg-plan takes --node-size for the algorithms that use it.
             uses = name == "three-phase" or name.startswith("node-")
             res, wall, why = run([tg_plan, "--dims", dims, "--algorithm", name, "--plan-only", "--json"] +
-                                 (node if uses else []), args.timeout)
+                                 (node if uses else []) + extra_args, args.timeout)
             label = f"{name} (named)" if name in extra else name
             if res and res.get("applicable", True):
                 builds.append(f"{label} {ms(res['build_seconds'])} / {ms(res['walk_seconds'])} / "
@@ -139,6 +149,8 @@ def main():
         else:
             choice, decide = err, "–"
         shape = f"{dims}, {per_node[0]} per node" if per_node else dims
+        if extra_what:
+            shape += f", {extra_what}"
         rows.append(f"| {shape} | {p:,} | {d}D | {decide} | {choice} | {'; '.join(builds)} |")
         print(rows[-1], flush=True)
     if args.quick:

@@ -74,15 +74,8 @@ class Fluid {
 
   /// The time, in one block's time over one link, with these weights.
   double time(const std::vector<double>& weights) {
-    blocks_.resize(colours_);
-    for (auto& b : blocks_) b.clear();
-    for (std::size_t c = 0; c < colours_; ++c) {
-      if (!(weights[c] > 0)) continue;
-      for (const Round& r : rounds_[c])
-        for (const Message& m : r.messages) blocks_[c].push_back(weights[c] * m.blocks);
-    }
+    weights_ = &weights;
     at_.assign(colours_, 0);
-    used_.assign(colours_, 0);
     open_.assign(colours_, 0);
     for (Link& l : links_) {
       l.flows.clear();
@@ -141,10 +134,11 @@ class Fluid {
   /// Starts colour c's next round that moves anything.
   void start(std::size_t c) {
     const auto& rounds = rounds_[c];
-    if (blocks_[c].empty()) return;  // weight 0: no rounds
+    const double weight = (*weights_)[c];
+    if (!(weight > 0)) return;  // no rounds
     for (; at_[c] < rounds.size() && open_[c] == 0; ++at_[c])
       for (const Message& m : rounds[at_[c]].messages) {
-        const double blocks = blocks_[c][used_[c]++];
+        const double blocks = weight * m.blocks;
         if (blocks > 0) {
           Link& l = links_[static_cast<std::size_t>(m.link)];
           l.flows.push_back({c, l.served + blocks});
@@ -156,8 +150,8 @@ class Fluid {
   }
   std::size_t colours_;
   std::vector<std::vector<Round>> rounds_;
-  std::vector<std::vector<double>> blocks_;
-  std::vector<std::size_t> at_, used_;
+  const std::vector<double>* weights_ = nullptr;
+  std::vector<std::size_t> at_;
   std::vector<int> open_;
   std::vector<Link> links_;
   std::size_t active_ = 0;  ///< flows on all links
