@@ -197,6 +197,7 @@ ModelContext model_context(Plan& plan, const Machine& m) {
   ctx.root = plan.rank == 0;
 #ifdef TORUSGATHER_SMPI
   ctx.simgrid = true;
+  ctx.cpu_counts = simgrid::config::get_value<bool>("smpi/simulate-computation");
 #endif
   if (plan.calibration) {
     ctx.tg_per_round = plan.calibration->tg_per_round;

@@ -147,6 +147,8 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
         ctx.machine.node_ranks);
     if (const int err = ctx.profile_of(key, compute, &c.profile, &c.why_not)) return err;
     c.per_round = ctx.tg_per_round;
+    if (ctx.cpu_counts)
+      c.per_call = info.profile.listing_ns_per_block * 1e-9 * static_cast<double>(ctx.torus->size() - 1);
     return 0;
   };
   // Those with a bound on their rounds wait until the others' predictions
@@ -186,7 +188,7 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
     for (const Candidate& c : candidates)
       if (c.why_not.empty() && c.profile && !c.named_only)
         times.push_back(predict(*c.profile, ctx.machine, static_cast<double>(block_bytes)) +
-                        c.per_round * static_cast<double>(c.profile->rounds()));
+                        c.per_round * static_cast<double>(c.profile->rounds()) + c.per_call);
     for (const auto& [i, info] : waiting) {
       Candidate& c = candidates[i];
       std::sort(times.begin(), times.end());
@@ -200,7 +202,7 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
       if (const int err = profile_candidate(*info, c)) return err;
       if (c.why_not.empty() && c.profile)
         times.push_back(predict(*c.profile, ctx.machine, static_cast<double>(block_bytes)) +
-                        c.per_round * static_cast<double>(c.profile->rounds()));
+                        c.per_round * static_cast<double>(c.profile->rounds()) + c.per_call);
     }
   }
   Candidate vendor;

@@ -52,6 +52,9 @@ struct ModelContext {
   bool root = true;          ///< where profiles are computed (rank 0; tg-plan)
   double tg_per_round = 0;
   double vendor_per_round = 0;
+  /// Whether a call's own CPU takes time (not in SimGrid without simulated
+  /// computation): then a candidate that lists its blocks is charged for it.
+  bool cpu_counts = true;
   /// Size-tuned algorithm -> the parameters the environment fixes.
   std::map<AlgorithmId, std::string> fixed_params;
   /// Size-tuned algorithm -> r bucket -> parameters (filled as needed).

@@ -11,7 +11,8 @@ int select(std::vector<Candidate>& candidates, const Machine& m, double block_by
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Candidate& c = candidates[i];
     if (!c.why_not.empty() || !c.profile) continue;
-    c.predicted = predict(*c.profile, m, block_bytes) + c.per_round * static_cast<double>(c.profile->rounds());
+    c.predicted =
+        predict(*c.profile, m, block_bytes) + c.per_round * static_cast<double>(c.profile->rounds()) + c.per_call;
     if (c.named_only) continue;
     if (best < 0 || c.predicted < candidates[static_cast<std::size_t>(best)].predicted) best = static_cast<int>(i);
   }
@@ -29,6 +30,9 @@ std::string format_table(const std::vector<Candidate>& candidates, int chosen) {
     else if (c.at_least > 0)
       std::snprintf(line, sizeof line, "    %-40s >= %11.2f us (not profiled: %lld rounds at least, behind %zu others)\n",
                     name.c_str(), c.at_least * 1e6, c.at_least_rounds, kProfiledAtLeast);
+    else if (c.per_call > 0)
+      std::snprintf(line, sizeof line, "  %s %-40s  %12.2f us (%.2f us of it the call's CPU listing its blocks)\n",
+                    static_cast<int>(i) == chosen ? "*" : " ", name.c_str(), c.predicted * 1e6, c.per_call * 1e6);
     else
       std::snprintf(line, sizeof line, "  %s %-40s  %12.2f us\n", static_cast<int>(i) == chosen ? "*" : " ",
                     name.c_str(), c.predicted * 1e6);

@@ -22,6 +22,7 @@ struct Candidate {
   std::string why_not;          ///< non-empty: does not apply (the reason)
   const CostProfile* profile = nullptr;
   double per_round = 0;         ///< measured software cost per round beyond the machine model (seconds)
+  double per_call = 0;          ///< CPU a call spends listing its blocks (seconds)
   double predicted = 0;         ///< seconds, filled by select()
   bool named_only = false;      ///< predicted but never chosen: it runs only when named
   /// > 0: not profiled, since its at_least_rounds rounds alone take at
@@ -31,7 +32,8 @@ struct Candidate {
 };
 
 /// Fills every applicable candidate's prediction for blocks of
-/// `block_bytes` (the model's time plus per_round for each round) and returns the index of the fastest (the first on a tie,
+/// `block_bytes` (the model's time plus per_round for each round and
+/// per_call) and returns the index of the fastest (the first on a tie,
 /// so the order of the candidates is the preference) that is not named_only; -1 if none applies.
 int select(std::vector<Candidate>& candidates, const Machine& m, double block_bytes);
 

@@ -181,10 +181,15 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
       case AlgorithmId::node_dim_rings:
         a.open_axes = true;
         break;
+      case AlgorithmId::lee_code:
+        a.profile.listing_ns_per_block = 160;
+        break;
       case AlgorithmId::lee_code_large:
         a.fallback = AlgorithmId::lee_code;
+        a.profile.listing_ns_per_block = 380;
         break;
       case AlgorithmId::circulant:
+        a.profile.listing_ns_per_block = 55;
         a.open_axes = true;  // its calls are MPI messages, routed by the network
         a.describe = [](const Schedule& s) {
           const auto& c = static_cast<const CirculantSchedule&>(s);
@@ -206,9 +211,11 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
         a.profile.from_schedule = true;
         a.profile.side_limit = 16;
         a.profile.side_limit_why = "its a, b, k search grows with the side";
+        a.profile.listing_ns_per_block = a.id == AlgorithmId::bridgehead ? 30 : 35;
         if (a.id == AlgorithmId::bridgehead_coloured) a.fallback = AlgorithmId::bridgehead;
         break;
       case AlgorithmId::cubgos:
+        a.profile.listing_ns_per_block = 110;
         a.fallback = AlgorithmId::bridgehead;
         break;
       case AlgorithmId::partial_cycles:
@@ -222,6 +229,7 @@ std::vector<AlgorithmInfo> with_traits(std::vector<AlgorithmInfo> table) {
         a.profile.from_schedule = true;
         a.profile.side_limit = 4096;
         a.profile.side_limit_why = "its profile's ring takes n^2 bits";
+        a.profile.listing_ns_per_block = 10;
         break;
       case AlgorithmId::node_hamiltonian:
         a.cycles_by_rule_only = true;

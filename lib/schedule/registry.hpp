@@ -92,6 +92,11 @@ struct ProfileTraits {
   /// nothing built), or nullptr. Where they alone put it behind others, auto
   /// neither builds nor profiles it (predict_all).
   long long (*rounds_at_least)(const Torus&) = nullptr;
+  /// Where a call lists its blocks one by one (ranges of ranks, not
+  /// sub-boxes): the CPU it spends per block of the receive buffer, in ns,
+  /// as measured on this machine at 32,768 to 10^6 ranks (docs/design.md,
+  /// "Scale"); 0 where a call's own work grows with its rounds only.
+  double listing_ns_per_block = 0;
 };
 
 struct AlgorithmInfo {

@@ -12,48 +12,12 @@
 
 #include "model/closed_form.hpp"
 #include "model/predictions.hpp"
+#include "model_context.hpp"
 #include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
 
 using namespace torusgather;
 
-namespace {
-
-/// The model's view as tg-plan --select has it: every profile computed here.
-struct Context {
-  std::map<ProfileKey, CostProfile> profiles;
-  std::map<AlgorithmId, std::map<long, std::string>> params;
-  std::unique_ptr<Schedule> scratch;
-  ModelContext ctx;
-
-  Context(const Torus& t, const Machine& m) {
-    ctx.torus = &t;
-    ctx.machine = m;
-    ctx.vendor_model = "ompi";
-    ctx.params_cache = &params;
-    ctx.profile_of = [this](const ProfileKey& key, const ProfileCompute& compute, const CostProfile** out,
-                            std::string* why) {
-      if (auto it = profiles.find(key); it != profiles.end()) {
-        *out = &it->second;
-        return 0;
-      }
-      CostProfile p;
-      if (const int err = compute(&p, why)) return err;
-      *out = why->empty() ? &(profiles[key] = std::move(p)) : nullptr;
-      return 0;
-    };
-    ctx.schedule_of = [this, &t](const AlgorithmInfo& info, long long bytes, const Schedule** out, std::string* why) {
-      BuildContext build;
-      build.node_ranks = ctx.machine.node_ranks;
-      if (info.tuned && !params_for(ctx, info, bytes, &build.params, why)) return 0;
-      scratch = try_build(info, t, why, build);
-      *out = scratch.get();
-      return 0;
-    };
-  }
-};
-
-}  // namespace
 
 TEST(Unprofiled, BoundHoldsAndTheCandidateIsBehind) {
   int left_out = 0, checked = 0;
@@ -65,7 +29,7 @@ TEST(Unprofiled, BoundHoldsAndTheCandidateIsBehind) {
       m.alpha = alpha;
       m.overhead = 0.2e-6;
       m.node_ranks = k;
-      Context c(t, m);
+      ModelView c(t, m);
       for (long long bytes : {8LL, 1024LL, 65536LL, 1LL << 20}) {
         std::vector<Candidate> table;
         int best = -1;
