@@ -92,16 +92,17 @@ class Fluid {
       for (const Link& l : links_)
         if (!l.flows.empty()) dt = std::min(dt, (l.first - l.served) * static_cast<double>(l.flows.size()));
       t += dt;
+      const double eps = 1e-12 * std::max(1.0, t);
       arrived_.clear();
       for (Link& l : links_) {
         if (l.flows.empty()) continue;
         l.served += dt / static_cast<double>(l.flows.size());
-        if (l.first - l.served > 1e-12 * std::max(1.0, t)) continue;
+        if (l.first - l.served > eps) continue;
         // The first to finish leave.
         std::size_t kept = 0;
         l.first = INFINITY;
         for (const Flow& f : l.flows) {
-          if (f.target - l.served > 1e-12 * std::max(1.0, t)) {
+          if (f.target - l.served > eps) {
             l.flows[kept++] = f;
             l.first = std::min(l.first, f.target);
           } else {
