@@ -117,6 +117,13 @@ double at_least(const ModelContext& ctx, long long rounds, long long block_bytes
          beta * blocks * static_cast<double>(block_bytes);
 }
 
+/// What a call of `info` spends listing its blocks one by one (seconds);
+/// 0 where CPU takes no time.
+double listing(const ModelContext& ctx, const AlgorithmInfo& info) {
+  if (!ctx.cpu_counts) return 0;
+  return info.profile.listing_ns_per_block * 1e-9 * static_cast<double>(ctx.torus->size() - 1);
+}
+
 }  // namespace
 
 int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* named, std::vector<Candidate>* out,
@@ -147,13 +154,13 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
         ctx.machine.node_ranks);
     if (const int err = ctx.profile_of(key, compute, &c.profile, &c.why_not)) return err;
     c.per_round = ctx.tg_per_round;
-    if (ctx.cpu_counts)
-      c.per_call = info.profile.listing_ns_per_block * 1e-9 * static_cast<double>(ctx.torus->size() - 1);
+    c.per_call = listing(ctx, info);
     return 0;
   };
-  // Those with a bound on their rounds wait until the others' predictions
-  // say whether the bound alone puts them behind (every rank decides the
-  // same from the same profiles, so none is computed on one rank only).
+  // Those with a bound on their rounds, and those whose calls list their
+  // blocks, wait until the others' predictions say whether the bound (and
+  // the listing) alone puts them behind (every rank decides the same from
+  // the same profiles, so none is computed on one rank only).
   std::vector<std::pair<std::size_t, const AlgorithmInfo*>> waiting;
   for (const AlgorithmInfo& info : algorithms()) {
     Candidate c;
@@ -175,7 +182,8 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
       if (!decomposes_by_rule(cycles) && (cycles.size() > kSteppedProfileLimit || cycles.active_axes().size() > 4))
         c.why_not = kNeedsSearch;
     }
-    if (c.why_not.empty() && info.profile.rounds_at_least && !c.named_only && !(named && *named == c.pick)) {
+    if (c.why_not.empty() && (info.profile.rounds_at_least || listing(ctx, info) > 0) && !c.named_only &&
+        !(named && *named == c.pick)) {
       waiting.emplace_back(candidates.size(), &info);
     } else if (c.why_not.empty()) {
       if (const int err = profile_candidate(info, c)) return err;
@@ -192,8 +200,9 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
     for (const auto& [i, info] : waiting) {
       Candidate& c = candidates[i];
       std::sort(times.begin(), times.end());
-      const long long rounds = info->profile.rounds_at_least(torus);
-      c.at_least = at_least(ctx, rounds, block_bytes);
+      const long long rounds = info->profile.rounds_at_least ? info->profile.rounds_at_least(torus) : 1;
+      c.per_call = listing(ctx, *info);
+      c.at_least = at_least(ctx, rounds, block_bytes) + c.per_call;
       if (times.size() >= kProfiledAtLeast && c.at_least > times[kProfiledAtLeast - 1]) {
         c.at_least_rounds = rounds;
         continue;

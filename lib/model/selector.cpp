@@ -27,6 +27,10 @@ std::string format_table(const std::vector<Candidate>& candidates, int chosen) {
     const std::string name = c.detail.empty() ? c.pick.name() : c.pick.name() + " (" + c.detail + ")";
     if (!c.why_not.empty())
       std::snprintf(line, sizeof line, "    %-40s  does not apply: %s\n", name.c_str(), c.why_not.c_str());
+    else if (c.at_least > 0 && c.per_call > 0)
+      std::snprintf(line, sizeof line,
+                    "    %-40s >= %11.2f us (not profiled: a call lists its blocks in %.2f us, behind %zu others)\n",
+                    name.c_str(), c.at_least * 1e6, c.per_call * 1e6, kProfiledAtLeast);
     else if (c.at_least > 0)
       std::snprintf(line, sizeof line, "    %-40s >= %11.2f us (not profiled: %lld rounds at least, behind %zu others)\n",
                     name.c_str(), c.at_least * 1e6, c.at_least_rounds, kProfiledAtLeast);
