@@ -117,7 +117,7 @@ int table2(bool json) {
         return 1;
       }
       built[i][d - 2] = {s->rounds(), s->colours()};
-      if (auto one = try_build(*find_algorithm("partial-cycles"), t, &why); one && prove_structure(*one).complete)
+      if (auto one = try_build(algorithm(AlgorithmId::partial_cycles), t, &why); one && prove_structure(*one).complete)
         one_rounds[i][d - 2] = one->rounds();
     }
   bool ok = true;
