@@ -161,7 +161,8 @@ def main():
         "",
         "- **decision**: `tg-plan --dims D --select --sizes 8,1k,64k,1m` (and `--node-size k` where a row says k "
         "per node), auto's choice with the cost model's default "
-        "machine (α 1 µs, 10 GB/s, no cost per hop or message, vendor model `ompi`) for four block sizes, computed "
+        "machine (α 1 µs, 10 GB/s, no cost per hop or message, vendor model `ompi`; a call that lists its blocks "
+        "one by one charged this machine's CPU per block, docs/design.md, \"The selector\") for four block sizes, computed "
         "as rank 0 computes it before broadcasting (in the library every rank then receives the profiles); the "
         "longest of the four (each block size is decided at its first call), and their sum; each the least of "
         f"{DECISION_RUNS} runs;",
@@ -177,7 +178,8 @@ def main():
         "concentrate on sides up to 4096, bridgehead and bridgehead-coloured on sides up to 16, from one ring per side) and the "
         "vendor's allgather; below, every algorithm (the latency family's profiles are stepped through every "
         "rank's program; what those schedules keep at 4096 and 10^6 ranks: docs/design.md, \"Scale\"), "
-        "partial-cycles and hamiltonian only where their rounds alone do not put them behind three others (the table "
+        "partial-cycles and hamiltonian only where their rounds alone do not put them behind three others, and "
+        "those whose calls list their blocks only where that listing does not (the table "
         "of `tg-plan --select` prints `>= X us (not profiled: ...)`: hamiltonian's cycles, a search on 3D and 4D "
         "shapes without a rule, are then not built).",
         "",

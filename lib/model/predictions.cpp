@@ -197,12 +197,22 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
       if (c.why_not.empty() && c.profile && !c.named_only)
         times.push_back(predict(*c.profile, ctx.machine, static_cast<double>(block_bytes)) +
                         c.per_round * static_cast<double>(c.profile->rounds()) + c.per_call);
-    for (const auto& [i, info] : waiting) {
+    // The least bound first: what it profiles sharpens the others' test.
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t w = 0; w < waiting.size(); ++w) {
+      const auto& [i, info] = waiting[w];
       Candidate& c = candidates[i];
-      std::sort(times.begin(), times.end());
       const long long rounds = info->profile.rounds_at_least ? info->profile.rounds_at_least(torus) : 1;
       c.per_call = listing(ctx, *info);
       c.at_least = at_least(ctx, rounds, block_bytes) + c.per_call;
+      order.emplace_back(c.at_least, w);
+    }
+    std::sort(order.begin(), order.end());
+    for (const auto& [bound, w] : order) {
+      const auto& [i, info] = waiting[w];
+      Candidate& c = candidates[i];
+      std::sort(times.begin(), times.end());
+      const long long rounds = info->profile.rounds_at_least ? info->profile.rounds_at_least(torus) : 1;
       if (times.size() >= kProfiledAtLeast && c.at_least > times[kProfiledAtLeast - 1]) {
         c.at_least_rounds = rounds;
         continue;
