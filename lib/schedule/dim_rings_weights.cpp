@@ -81,6 +81,7 @@ class Fluid {
       l.flows.clear();
       l.served = 0;
       l.first = INFINITY;
+      l.share = 0;
     }
     active_ = 0;
     for (std::size_t c = 0; c < colours_; ++c) start(c);
@@ -96,7 +97,7 @@ class Fluid {
       arrived_.clear();
       for (Link& l : links_) {
         if (l.flows.empty()) continue;
-        l.served += dt / static_cast<double>(l.flows.size());
+        l.served += dt * l.share;
         if (l.first - l.served > eps) continue;
         // The first to finish leave.
         std::size_t kept = 0;
@@ -111,6 +112,7 @@ class Fluid {
           }
         }
         l.flows.resize(kept);
+        l.share = kept ? 1.0 / static_cast<double>(kept) : 0;
       }
       // A colour whose round has arrived starts its next one.
       for (std::size_t c : arrived_) start(c);
@@ -131,6 +133,7 @@ class Fluid {
     std::vector<Flow> flows;
     double served = 0;
     double first = INFINITY;  ///< the least target among its flows
+    double share = 0;         ///< 1 / its flows: what each gets per unit of time
   };
   /// Starts colour c's next round that moves anything.
   void start(std::size_t c) {
@@ -143,6 +146,7 @@ class Fluid {
         if (blocks > 0) {
           Link& l = links_[static_cast<std::size_t>(m.link)];
           l.flows.push_back({c, l.served + blocks});
+          l.share = 1.0 / static_cast<double>(l.flows.size());
           l.first = std::min(l.first, l.served + blocks);
           ++open_[c];
           ++active_;
