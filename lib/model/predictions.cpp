@@ -202,21 +202,18 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
     for (std::size_t w = 0; w < waiting.size(); ++w) {
       const auto& [i, info] = waiting[w];
       Candidate& c = candidates[i];
-      const long long rounds = info->profile.rounds_at_least ? info->profile.rounds_at_least(torus) : 1;
+      c.at_least_rounds = info->profile.rounds_at_least ? info->profile.rounds_at_least(torus) : 1;
       c.per_call = listing(ctx, *info);
-      c.at_least = at_least(ctx, rounds, block_bytes) + c.per_call;
+      c.at_least = at_least(ctx, c.at_least_rounds, block_bytes) + c.per_call;
       order.emplace_back(c.at_least, w);
     }
     std::sort(order.begin(), order.end());
     for (const auto& [bound, w] : order) {
-      const auto& [i, info] = waiting[w];
-      Candidate& c = candidates[i];
+      Candidate& c = candidates[waiting[w].first];
+      const AlgorithmInfo* info = waiting[w].second;
       std::sort(times.begin(), times.end());
-      const long long rounds = info->profile.rounds_at_least ? info->profile.rounds_at_least(torus) : 1;
-      if (times.size() >= kProfiledAtLeast && c.at_least > times[kProfiledAtLeast - 1]) {
-        c.at_least_rounds = rounds;
-        continue;
-      }
+      if (times.size() >= kProfiledAtLeast && c.at_least > times[kProfiledAtLeast - 1]) continue;
+      c.at_least_rounds = 0;
       c.at_least = 0;
       if (const int err = profile_candidate(*info, c)) return err;
       if (c.why_not.empty() && c.profile)
