@@ -36,8 +36,10 @@ class Fluid {
     const bool lanes = std::any_of(orders.begin(), orders.end(), [](const AxisOrder& order) {
       return std::any_of(order.begin(), order.end(), [](const Ring& ring) { return ring.pair >= 0; });
     });
+    load_.assign(links_.size(), {});
     for (const AxisOrder& order : orders) {
       rounds_.emplace_back();
+      for (auto& per_colour : load_) per_colour.push_back(0);
       // A message's blocks per unit of the colour's weight: its group, grown
       // by each phase's ring, halved at an even ring's antipode.
       double group = 1;
@@ -61,6 +63,7 @@ class Fluid {
           // Rounds of one message on the same link in a row keep that link
           // busy without a gap: one flow of their blocks takes the same time.
           auto& rounds = rounds_.back();
+          for (const Message& m : r.messages) load_[static_cast<std::size_t>(m.link)].back() += m.blocks;
           if (r.messages.size() == 1 && !rounds.empty() && rounds.back().messages.size() == 1 &&
               rounds.back().messages[0].link == r.messages[0].link)
             rounds.back().messages[0].blocks += r.messages[0].blocks;
@@ -72,9 +75,20 @@ class Fluid {
     }
   }
 
-  /// The time, in one block's time over one link, with these weights.
-  double time(const std::vector<double>& weights) {
+  /// The time, in one block's time over one link, with these weights; or
+  /// infinity once a link's work still to come shows it will pass `limit`.
+  double time(const std::vector<double>& weights, double limit = INFINITY) {
     weights_ = &weights;
+    // A link serves at most one block per unit of time: t plus the busiest
+    // link's remaining blocks is a lower bound on the end.
+    const double cut = limit * (1 + 1e-9);
+    left_.assign(links_.size(), 0);
+    double most = 0;
+    for (std::size_t l = 0; l < links_.size(); ++l) {
+      for (std::size_t c = 0; c < colours_; ++c) left_[l] += weights[c] * load_[l][c];
+      most = std::max(most, left_[l]);
+    }
+    if (most > cut) return INFINITY;
     at_.assign(colours_, 0);
     open_.assign(colours_, 0);
     for (Link& l : links_) {
@@ -95,8 +109,15 @@ class Fluid {
       t += dt;
       const double eps = 1e-12 * std::max(1.0, t);
       arrived_.clear();
-      for (Link& l : links_) {
-        if (l.flows.empty()) continue;
+      most = 0;
+      for (std::size_t i = 0; i < links_.size(); ++i) {
+        Link& l = links_[i];
+        if (l.flows.empty()) {
+          most = std::max(most, left_[i]);
+          continue;
+        }
+        left_[i] -= dt;
+        most = std::max(most, left_[i]);
         l.served += dt * l.share;
         if (l.first - l.served > eps) continue;
         // The first to finish leave.
@@ -114,6 +135,7 @@ class Fluid {
         l.flows.resize(kept);
         l.share = kept ? 1.0 / static_cast<double>(kept) : 0;
       }
+      if (t + most > cut) return INFINITY;
       // A colour whose round has arrived starts its next one.
       for (std::size_t c : arrived_) start(c);
     }
@@ -155,6 +177,8 @@ class Fluid {
   }
   std::size_t colours_;
   std::vector<std::vector<Round>> rounds_;
+  std::vector<std::vector<double>> load_;  ///< [link][colour]: blocks per unit of weight
+  std::vector<double> left_;               ///< per link: blocks still to serve
   const std::vector<double>* weights_ = nullptr;
   std::vector<std::size_t> at_;
   std::vector<int> open_;
@@ -190,7 +214,7 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
           std::vector<double> v = w;
           v[i] *= 1 + sign * step;
           v = normalised(v);
-          const double x = fluid.time(v);
+          const double x = fluid.time(v, best);
           if (x < best * (1 - 1e-9)) {
             best = x;
             w = v;
@@ -217,7 +241,7 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
             // A move that costs nothing is taken too: from equal weights
             // every single move ties (another link stays the busiest), and
             // the next ones gain.
-            const double x = fluid.time(v);
+            const double x = fluid.time(v, after);
             if (x <= after * (1 + 1e-12)) {
               improved = improved || x < after * (1 - 1e-9);
               after = std::min(after, x);
