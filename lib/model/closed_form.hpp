@@ -20,11 +20,11 @@ constexpr const char* kNoClosedForm =
     "no closed-form cost profile yet: auto builds and steps through this schedule only up to 1024 ranks (name it, "
     "or TORUSGATHER_TUNE)";
 
-/// Why `hamiltonian` is not considered where only the search gives its
-/// cycles: above that limit, and in 5D and 6D.
+/// Why `auto` leaves `hamiltonian` out where only the search gives its
+/// cycles (above that limit: where no rule without a table does).
 constexpr const char* kNeedsSearch =
-    "no rule gives this shape's cycles, only the switch search, which every rank would run (10 ms on 16x16x16, "
-    "2.4 s on 64x64x64, 2 s to fail on 4x4x4x4x2, 20 s on 4x4x4x4x4x4): name it";
+    "no construction gives this shape's cycles, only the switch search, which every rank would run (0.8 s to fail "
+    "on 2x2x256): name it";
 
 /// Whether the profile of `info` on `torus` comes from its built schedule's
 /// construction (its sides within the limit of its ProfileTraits).

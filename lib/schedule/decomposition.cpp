@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 
@@ -480,6 +482,23 @@ std::unique_ptr<LinkColouring> decomposition_by_rule(
   if (auto c = odd_cube_decomposition(t)) return c;
   if (auto c = doubling_decomposition(t)) return c;
   return lift(t);
+}
+
+bool decomposes_without_search(const Torus& t) {
+  if (decomposes_by_rule(t)) return true;
+  static std::mutex mutex;
+  static std::map<std::vector<int>, bool> known;
+  std::vector<int> dims;
+  for (int a = 0; a < t.ndims(); ++a) dims.push_back(t.dim(a));
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(dims); it != known.end()) return it->second;
+  }
+  const Torus plain(dims);  // the cycles do not depend on links or wraps
+  const bool found = decomposition_by_rule(plain) != nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(std::move(dims), found);
+  return found;
 }
 
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t) {

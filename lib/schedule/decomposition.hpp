@@ -104,6 +104,11 @@ std::unique_ptr<LinkColouring> decomposition_by_rule(
     const Torus& t,
     const std::function<std::unique_ptr<LinkColouring>(const Torus&)>& lift = layered_decomposition);
 
+/// Whether decomposition_by_rule gives the torus's cycles: built once per
+/// shape in the process (O(P · d) then, a lookup after), so that `auto`
+/// never runs the switch search.
+bool decomposes_without_search(const Torus& t);
+
 /// decomposition_by_rule, else the switch search.
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t);
 

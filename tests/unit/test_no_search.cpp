@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// auto takes hamiltonian's cycles only from a construction: every rank
+// would run the switch search at its first call (0.8 s to fail on
+// 2x2x256). Named, hamiltonian still runs it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/closed_form.hpp"
+#include "model/predictions.hpp"
+#include "model_context.hpp"
+#include "schedule/decomposition.hpp"
+
+using namespace torusgather;
+
+namespace {
+
+const Candidate& of(const std::vector<Candidate>& table, AlgorithmId id) {
+  for (const Candidate& c : table)
+    if (c.pick == Pick::of(id)) return c;
+  static const Candidate none;
+  return none;
+}
+
+std::string why_not_hamiltonian(const Torus& t, const Pick* named) {
+  ModelView v(t, Machine{});
+  std::vector<Candidate> table;
+  int best = -1;
+  EXPECT_EQ(predict_all(v.ctx, 1 << 20, named, &table, &best), 0);
+  return of(table, AlgorithmId::hamiltonian).why_not;
+}
+
+}  // namespace
+
+TEST(NoSearch, AutoTakesTheCyclesOnlyFromAConstruction) {
+  // 3x4x5: the search finds cycles, no construction does.
+  const Torus searched({3, 4, 5});
+  ASSERT_FALSE(decomposes_without_search(searched));
+  EXPECT_EQ(why_not_hamiltonian(searched, nullptr), kNeedsSearch);
+  const Pick named = Pick::of(AlgorithmId::hamiltonian);
+  EXPECT_EQ(why_not_hamiltonian(searched, &named), "");
+  // 4x4x8 (the node torus of tpu-v4 and gemini with 4 ranks per node): the
+  // layered lift gives them, no O(1) rule does.
+  const Torus layered({4, 4, 8});
+  ASSERT_FALSE(decomposes_by_rule(layered));
+  EXPECT_TRUE(decomposes_without_search(layered));
+  EXPECT_EQ(why_not_hamiltonian(layered, nullptr), "");
+  // The answer is kept per shape; links and wraps do not change it.
+  EXPECT_TRUE(decomposes_without_search(Torus({4, 4, 8}, 0, 0)));
+  EXPECT_FALSE(decomposes_without_search(Torus({3, 4, 5})));
+}
