@@ -217,6 +217,10 @@ std::string BridgeheadSchedule::construction() const {
 
 namespace {
 
+/// The next position round a ring of n, towards + or -.
+Rank ring_step(int n, Rank at, bool plus) { return plus ? (at + 1 == n ? 0 : at + 1) : (at == 0 ? n - 1 : at - 1); }
+
+
 /// circgos(n, a, b) on one ring of n positions (port 1 rightwards, 0
 /// leftwards), into `builder`, a GossipBuilder over those n positions. Every
 /// ring of an axis runs these steps at once, and a position's data is what
@@ -225,7 +229,6 @@ namespace {
 /// so what a call carries follows from the ring alone, and a rank needs
 /// only n x n bits, not P x P, to derive its calls.
 void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
-  auto line = [](bool plus, int dist) { return std::vector<Port>(static_cast<std::size_t>(dist), make_port(0, plus)); };
   // Phase 1: concentrate each segment into its bridgehead.
   const auto segs = segments(n, p.a);
   std::vector<std::vector<std::vector<Merge>>> merges;
@@ -240,7 +243,7 @@ void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
     for (std::size_t g = 0; g < segs.size(); ++g) {
       if (j >= merges[g].size()) continue;
       for (const auto& m : merges[g][j])
-        builder.call(segs[g].start + m.from, line(m.to > m.from, std::abs(m.to - m.from)));
+        builder.call_line(segs[g].start + m.from, make_port(0, m.to > m.from), std::abs(m.to - m.from));
     }
   }
   // Phase 2: approach 1 among the bridgeheads, both ways round.
@@ -251,8 +254,8 @@ void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
       builder.next_round();
       for (std::size_t h = 0; h < heads0.size(); ++h) {
         const std::size_t prev = (h + heads0.size() - 1) % heads0.size();
-        builder.call(heads0[h], line(true, gap0[h]));
-        builder.call(heads0[h], line(false, gap0[prev]));
+        builder.call_line(heads0[h], make_port(0, true), gap0[h]);
+        builder.call_line(heads0[h], make_port(0, false), gap0[prev]);
       }
     }
   // Phase 3: each bridgehead holds the ring's data; cut it in k packets
@@ -267,7 +270,8 @@ void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
   for (const auto& round : chain_rounds(n, p.a, p.b, p.k)) {
     for (const auto& step : round) {
       builder.next_round();
-      for (const auto& c : step) builder.call(c.from, line(c.plus, c.dist), &packets[static_cast<std::size_t>(c.packet)]);
+      for (const auto& c : step)
+        builder.call_line(c.from, make_port(0, c.plus), c.dist, &packets[static_cast<std::size_t>(c.packet)]);
     }
   }
 }
@@ -354,8 +358,7 @@ std::shared_ptr<const BridgeheadSchedule::RankCalls> BridgeheadSchedule::calls_o
   for (const auto& ph : phases_) {
     const int n = t.dim(ph.axis);
     const int mine = t.coord(self, ph.axis);
-    Torus ring({n});
-    GossipBuilder builder(n, [&ring](Rank r, Port p) { return ring.neighbor(r, p); });
+    GossipBuilder builder(n, [n](Rank r, Port p) { return ring_step(n, r, port_plus(p)); });
     builder.stream_to([&](long long round, const Call& c) {
       if (c.from != mine && c.to != mine) return;
       const Port first = make_port(ph.axis, port_plus(c.route.front()));
@@ -429,65 +432,79 @@ class BridgeheadSchedule::Program final : public RankProgram {
 
 std::unique_ptr<RankProgram> BridgeheadSchedule::program(Rank r) const { return std::make_unique<Program>(*this, r); }
 
+namespace {
+
+/// The loads of circgos(n, a, b) with k packets, round by round, in ring
+/// positions. Every axis, colour and block size with these parameters has
+/// the same: made once in the process.
+std::shared_ptr<const std::vector<BridgeheadSchedule::RoundLoad>> ring_loads(int n, const RingParams& p) {
+  using Loads = std::vector<BridgeheadSchedule::RoundLoad>;
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, int, int>, std::shared_ptr<const Loads>> known;
+  const auto key = std::make_tuple(n, p.a, p.b, p.k);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  auto loads = std::make_shared<Loads>();
+  GossipBuilder builder(n, [n](Rank r, Port port) { return ring_step(n, r, port_plus(port)); });
+  std::vector<long long> link(static_cast<std::size_t>(2 * n)), recv(static_cast<std::size_t>(n));
+  std::vector<int> sends(static_cast<std::size_t>(n)), recvs(static_cast<std::size_t>(n));
+  long long current = 0;
+  auto close = [&] {
+    if (current == 0) return;
+    BridgeheadSchedule::RoundLoad& l = (*loads)[static_cast<std::size_t>(current - 1)];
+    l.link_blocks = static_cast<double>(*std::max_element(link.begin(), link.end()));
+    l.recv_blocks = static_cast<double>(*std::max_element(recv.begin(), recv.end()));
+    l.sends = *std::max_element(sends.begin(), sends.end());
+    l.recvs = *std::max_element(recvs.begin(), recvs.end());
+    std::fill(link.begin(), link.end(), 0);
+    std::fill(recv.begin(), recv.end(), 0);
+    std::fill(sends.begin(), sends.end(), 0);
+    std::fill(recvs.begin(), recvs.end(), 0);
+  };
+  builder.count_to([&](long long round, Rank from, Rank to, long long blocks) {
+    while (current < round) {
+      close();
+      loads->emplace_back();
+      ++current;
+    }
+    // An MPI message: the network takes the shorter way round (+ on a
+    // tie), whatever way the paper drew, as profile() charges it.
+    const int ahead = static_cast<int>(((to - from) % n + n) % n);
+    const bool plus = ahead <= n - ahead;
+    const int hops = plus ? ahead : n - ahead;
+    Rank at = from;
+    for (int k = 0; k < hops; ++k) {
+      link[static_cast<std::size_t>(2 * at + make_port(0, plus))] += blocks;
+      at = ring_step(n, at, plus);
+    }
+    recv[static_cast<std::size_t>(to)] += blocks;
+    ++sends[static_cast<std::size_t>(from)];
+    ++recvs[static_cast<std::size_t>(to)];
+    BridgeheadSchedule::RoundLoad& l = (*loads)[static_cast<std::size_t>(round - 1)];
+    l.hops = std::max(l.hops, hops);
+  });
+  ring_generate(builder, n, p);
+  close();
+  loads->resize(static_cast<std::size_t>(builder.rounds()));
+  std::lock_guard<std::mutex> lock(mutex);
+  return known.emplace(key, std::move(loads)).first->second;
+}
+
+}  // namespace
+
 std::vector<BridgeheadSchedule::RoundLoad> BridgeheadSchedule::round_loads() const {
   const Torus& t = torus();
   std::vector<RoundLoad> out(static_cast<std::size_t>(rounds()));
-  std::map<std::pair<int, int>, std::vector<RoundLoad>> rings;  // (n, param) -> loads in ring positions
   for (const auto& ph : phases_) {
-    const int n = t.dim(ph.axis);
-    auto [it, fresh] = rings.try_emplace(std::make_pair(n, ph.param));
-    if (fresh) {
-      Torus ring({n});
-      GossipBuilder builder(n, [&ring](Rank r, Port p) { return ring.neighbor(r, p); });
-      std::vector<RoundLoad>& loads = it->second;
-      std::vector<long long> link(static_cast<std::size_t>(2 * n)), recv(static_cast<std::size_t>(n));
-      std::vector<int> sends(static_cast<std::size_t>(n)), recvs(static_cast<std::size_t>(n));
-      long long current = 0;
-      auto close = [&] {
-        if (current == 0) return;
-        RoundLoad& l = loads[static_cast<std::size_t>(current - 1)];
-        l.link_blocks = static_cast<double>(*std::max_element(link.begin(), link.end()));
-        l.recv_blocks = static_cast<double>(*std::max_element(recv.begin(), recv.end()));
-        l.sends = *std::max_element(sends.begin(), sends.end());
-        l.recvs = *std::max_element(recvs.begin(), recvs.end());
-        std::fill(link.begin(), link.end(), 0);
-        std::fill(recv.begin(), recv.end(), 0);
-        std::fill(sends.begin(), sends.end(), 0);
-        std::fill(recvs.begin(), recvs.end(), 0);
-      };
-      builder.stream_to([&](long long round, const Call& c) {
-        while (current < round) {
-          close();
-          loads.emplace_back();
-          ++current;
-        }
-        const long long blocks = block_count(c.ranges);
-        // An MPI message: the network takes the shorter way round (+ on a
-        // tie), whatever way the paper drew, as profile() charges it.
-        const int ahead = static_cast<int>(((c.to - c.from) % n + n) % n);
-        const bool plus = ahead <= n - ahead;
-        const int hops = plus ? ahead : n - ahead;
-        Rank at = c.from;
-        for (int k = 0; k < hops; ++k) {
-          link[static_cast<std::size_t>(2 * at + make_port(0, plus))] += blocks;
-          at = ring.neighbor(at, make_port(0, plus));
-        }
-        recv[static_cast<std::size_t>(c.to)] += blocks;
-        ++sends[static_cast<std::size_t>(c.from)];
-        ++recvs[static_cast<std::size_t>(c.to)];
-        RoundLoad& l = loads[static_cast<std::size_t>(round - 1)];
-        l.hops = std::max(l.hops, hops);
-      });
-      ring_generate(builder, n, params_[static_cast<std::size_t>(ph.param)]);
-      close();
-      loads.resize(static_cast<std::size_t>(builder.rounds()));
-    }
+    const auto loads = ring_loads(t.dim(ph.axis), params_[static_cast<std::size_t>(ph.param)]);
     long long unit = 1;
     for (int a = 0; a < t.ndims(); ++a)
       if ((ph.done >> a) & 1u) unit *= t.dim(a);
     const double scale = static_cast<double>(unit) / colours_;
-    for (std::size_t j = 0; j < it->second.size(); ++j) {
-      const RoundLoad& l = it->second[j];
+    for (std::size_t j = 0; j < loads->size(); ++j) {
+      const RoundLoad& l = (*loads)[j];
       RoundLoad& o = out.at(static_cast<std::size_t>(ph.start) + j);
       o.link_blocks = std::max(o.link_blocks, l.link_blocks * scale);
       o.recv_blocks += l.recv_blocks * scale;

@@ -80,6 +80,10 @@ void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<s
   if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
   const Rank to = target(from, route);
   if (to == from) throw std::logic_error("GossipBuilder: a route from rank " + std::to_string(from) + " returns to it");
+  if (count_sink_) {
+    if (const long long blocks = count_call(from, to, mask)) count_sink_(rounds(), from, to, blocks);
+    return;
+  }
   const std::uint64_t* have = bits_.held(from);
   const std::uint64_t* got = bits_.held(to);
   std::uint64_t* coming = bits_.incoming(to);
@@ -107,6 +111,30 @@ void GossipBuilder::call(Rank from, std::vector<Port> route, const std::vector<s
     }
   }
   if (!c.ranges.empty()) emit(std::move(c));
+}
+
+void GossipBuilder::call_line(Rank from, Port port, int hops, const std::vector<std::uint64_t>* mask) {
+  if (!count_sink_) return call(from, std::vector<Port>(static_cast<std::size_t>(hops), port), mask);
+  if (mask && mask->size() != bits_.words()) throw std::logic_error("GossipBuilder: a mask of the wrong size");
+  if (calls_.empty()) throw std::logic_error("GossipBuilder: call before next_round");
+  Rank to = from;
+  for (int k = 0; k < hops; ++k) to = hop_(to, port);
+  if (to == from) throw std::logic_error("GossipBuilder: a route from rank " + std::to_string(from) + " returns to it");
+  if (const long long blocks = count_call(from, to, mask)) count_sink_(rounds(), from, to, blocks);
+}
+
+long long GossipBuilder::count_call(Rank from, Rank to, const std::vector<std::uint64_t>* mask) {
+  const std::uint64_t* have = bits_.held(from);
+  const std::uint64_t* got = bits_.held(to);
+  std::uint64_t* coming = bits_.incoming(to);
+  long long blocks = 0;
+  for (std::size_t w = 0; w < bits_.words(); ++w) {
+    std::uint64_t bits = have[w] & ~got[w] & ~coming[w];
+    if (mask) bits &= (*mask)[w];
+    coming[w] |= bits;
+    blocks += __builtin_popcountll(bits);
+  }
+  return blocks;
 }
 
 void GossipBuilder::emit(Call&& c) {

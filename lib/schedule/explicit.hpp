@@ -94,6 +94,11 @@ class GossipBuilder {
   /// schedules too large to store: finish() then returns rounds without
   /// calls. The holdings (P x P bits, twice) are still kept.
   void stream_to(Sink sink) { sink_ = std::move(sink); }
+  /// What a counting sink receives of each call: who calls whom, and how
+  /// many blocks.
+  using CountSink = std::function<void(long long round, Rank from, Rank to, long long blocks)>;
+  /// Calls are only counted, no blocks listed: a cost model's loads.
+  void count_to(CountSink sink) { count_sink_ = std::move(sink); }
 
   /// Starts the next round (the first call of a round starts round 1).
   void next_round();
@@ -103,6 +108,9 @@ class GossipBuilder {
   /// mask(); null means every block): a piece of what the caller holds, as
   /// in Delmas & Pérennes §6's coloured broadcast.
   void call(Rank from, std::vector<Port> route, const std::vector<std::uint64_t>* mask);
+  /// call() along `hops` links through `port`, the route made only where
+  /// the call is kept.
+  void call_line(Rank from, Port port, int hops, const std::vector<std::uint64_t>* mask = nullptr);
   /// An empty mask of P bits for the masked call().
   std::vector<std::uint64_t> mask() const { return std::vector<std::uint64_t>(bits_.words(), 0); }
   /// `from` sends the given blocks (sorted) along `route`, as the
@@ -119,9 +127,12 @@ class GossipBuilder {
 
  private:
   void emit(Call&& c);
+  /// Counts and marks as incoming what `from` sends `to` (the masked call()).
+  long long count_call(Rank from, Rank to, const std::vector<std::uint64_t>* mask);
   HoldingBits bits_;
   Hop hop_;
   Sink sink_;
+  CountSink count_sink_;
   std::vector<std::vector<Call>> calls_;
 };
 

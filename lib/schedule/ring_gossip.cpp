@@ -308,7 +308,12 @@ std::vector<int> grow(const std::vector<int>& heads, const std::vector<int>& gap
     out.push_back(heads[h]);
     for_each_inserted(gap[h], b, [&](int off) { out.push_back((heads[h] + off) % n); });
   }
-  std::sort(out.begin(), out.end());
+  // Sorted but for the positions past the last head that wrapped round: merged in O(n).
+  const auto wrapped = std::is_sorted_until(out.begin(), out.end());
+  if (std::is_sorted(wrapped, out.end()))
+    std::inplace_merge(out.begin(), wrapped, out.end());
+  else
+    std::sort(out.begin(), out.end());
   return out;
 }
 
