@@ -38,6 +38,9 @@ SHAPES = [
     (512, 2, "16x32"), (512, 3, "8x8x8"), (512, 5, "4x4x4x4x2"), (512, 6, "4x4x4x2x2x2"),
     (512, 3, "4x4x8x4", 4), (512, 5, "4x4x2x2x2x4", 4), (768, 6, "4x4x4x2x3x2"), (768, 6, "2x2x4x2x3x2x4", 4),
     (1024, 2, "32x32"), (1024, 2, "64x16"), (1024, 3, "8x8x16"),
+    # Thin shapes: one long side, where the bridgehead family's a, b, k
+    # search, cubgos' and partial-cycles' profiles grow with that side.
+    (1024, 2, "2x512"), (1024, 2, "4x256"), (1024, 3, "2x2x256"),
     (4096, 2, "64x64"), (4096, 3, "16x16x16"), (4096, 5, "8x8x4x4x4"), (4096, 6, "4x4x4x4x4x4"),
     (32768, 2, "128x256"), (32768, 3, "32x32x32"), (32768, 5, "8x8x8x8x8"), (32768, 6, "8x8x8x4x4x4"),
     (262144, 2, "512x512"), (262144, 3, "64x64x64"), (262144, 5, "16x16x16x8x8"), (262144, 6, "8x8x8x8x8x8"),
@@ -180,8 +183,8 @@ def main():
         "rank's program; what those schedules keep at 4096 and 10^6 ranks: docs/design.md, \"Scale\"), "
         "partial-cycles and hamiltonian only where their rounds alone do not put them behind three others, and "
         "those whose calls list their blocks only where that listing does not (the table "
-        "of `tg-plan --select` prints `>= X us (not profiled: ...)`: hamiltonian's cycles, a search on 3D and 4D "
-        "shapes without a rule, are then not built).",
+        "of `tg-plan --select` prints `>= X us (not profiled: ...)`); hamiltonian only where a construction gives "
+        "its cycles, never the switch search (docs/design.md, \"Candidates not profiled\").",
         "",
         "| torus | ranks | d | decision | auto's choices (block bytes: algorithm) | plan per rank: build / walk / bytes kept |",
         "|---|---|---|---|---|---|",

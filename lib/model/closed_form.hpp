@@ -20,8 +20,13 @@ constexpr const char* kNoClosedForm =
     "no closed-form cost profile yet: auto builds and steps through this schedule only up to 1024 ranks (name it, "
     "or TORUSGATHER_TUNE)";
 
-/// Why `auto` leaves `hamiltonian` out where only the search gives its
-/// cycles (above that limit: where no rule without a table does).
+/// Why `auto` leaves `hamiltonian` out above that limit and in 5D-6D
+/// where no rule without a table gives its cycles.
+constexpr const char* kNoRule =
+    "no rule without a table gives this shape's cycles; auto tries the layered lift and doubling only up to 1024 "
+    "ranks in 2D-4D (4.5-46 ms on 5D and 6D shapes of 192-768 ranks) and never the switch search: name it";
+
+/// Why `auto` leaves `hamiltonian` out where only the search gives its cycles.
 constexpr const char* kNeedsSearch =
     "no construction gives this shape's cycles, only the switch search, which every rank would run (0.8 s to fail "
     "on 2x2x256): name it";

@@ -176,12 +176,14 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
     if (c.why_not.empty() && info.node_aware && ctx.machine.node_ranks < 2)
       c.why_not = "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED)";
     // Every rank builds what runs: `auto` takes the cycles only from a
-    // construction, never the switch search (0.8 s to fail on 2x2x256), and
-    // above the limit only from a rule without a table.
+    // construction, never the switch search (0.8 s to fail on 2x2x256);
+    // above the limit and in 5D-6D only from a rule without a table (the
+    // layered lift takes 4.5-46 ms there on 192-768 ranks).
     if (c.why_not.empty() && info.cycles_by_rule_only && !(named && *named == c.pick)) {
       const Torus cycles = info.node_aware ? NodeSlicedSchedule::node_torus(torus) : torus;
-      if (cycles.size() > kSteppedProfileLimit ? !decomposes_by_rule(cycles) : !decomposes_without_search(cycles))
-        c.why_not = kNeedsSearch;
+      const bool lifted = cycles.size() <= kSteppedProfileLimit && cycles.active_axes().size() <= 4;
+      if (!decomposes_by_rule(cycles))
+        if (!lifted || !decomposes_without_search(cycles)) c.why_not = lifted ? kNeedsSearch : kNoRule;
     }
     if (c.why_not.empty() && (info.profile.rounds_at_least || listing(ctx, info) > 0) && !c.named_only &&
         !(named && *named == c.pick)) {
