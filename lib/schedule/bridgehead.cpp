@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "schedule/least_first.hpp"
 #include "schedule/ring_gossip.hpp"
 
 namespace torusgather {
@@ -129,11 +130,9 @@ std::vector<RingParams> BridgeheadSchedule::best(const Torus& torus, double r) {
   long long unit = 1;
   for (int axis : torus.active_axes()) {
     const int n = torus.dim(axis);
-    RingParams best_p{n, 2, 1};  // approach 1
-    StepCost best_c = ring_cost(n, best_p, unit);
     // a up to 32 and every divisor of n; b up to 8 and k up to 32, k | n
-    // (equal packets): the paper's Table 1 optima stay well inside. A
-    // candidate whose floor already costs more is not worked out.
+    // (equal packets): the paper's Table 1 optima stay well inside.
+    std::vector<Option<RingParams>> options;
     for (int a = 1; a < n; ++a) {
       if (a > 32 && n % a) continue;
       for (int b = 2; b <= std::min(n, 8); ++b)
@@ -141,15 +140,14 @@ std::vector<RingParams> BridgeheadSchedule::best(const Torus& torus, double r) {
           if (n % k) continue;
           const RingParams p{a, b, k};
           const StepCost floor = ring_floor(n, p);
-          if (StepCost{floor.steps, floor.blocks * unit}.at(r) > best_c.at(r)) continue;
-          const StepCost c = ring_cost(n, p, unit);
-          if (c.at(r) < best_c.at(r) || (c.at(r) == best_c.at(r) && c.steps < best_c.steps)) {
-            best_c = c;
-            best_p = p;
-          }
+          options.push_back({p, StepCost{floor.steps, floor.blocks * unit}.at(r)});
         }
     }
-    out.push_back(best_p);
+    const RingParams approach1{n, 2, 1};
+    out.push_back(least_first(approach1, options, [&](const RingParams& p) {
+      const StepCost c = ring_cost(n, p, unit);
+      return std::make_pair(c.at(r), c.steps);
+    }));
     unit *= n;
   }
   return out;

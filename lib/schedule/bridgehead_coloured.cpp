@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedule/bridgehead.hpp"
+#include "schedule/least_first.hpp"
 #include "schedule/ring_gossip.hpp"
 
 namespace torusgather {
@@ -106,8 +107,7 @@ std::vector<RingParams> BridgeheadSchedule::best_coloured(const Torus& torus, do
   // r·d, and every triple that fits all the sides (on a cube the colours'
   // phases then take equally long). The paper chooses by its cost formula;
   // so do we, with the padding of colours that finish a phase early.
-  std::vector<RingParams> best_p = best(torus, r * d);
-  auto best_t = time(best_p);
+  std::vector<Option<std::vector<RingParams>>> options;
   int shortest = torus.dim(axes[0]);
   for (int axis : axes) shortest = std::min(shortest, torus.dim(axis));
   for (int a = 1; a <= shortest; ++a) {
@@ -119,16 +119,12 @@ std::vector<RingParams> BridgeheadSchedule::best_coloured(const Torus& torus, do
         bool fits = true;
         for (int axis : axes) fits = fits && torus.dim(axis) % k == 0;
         if (!fits) continue;
-        const std::vector<RingParams> p(axes.size(), RingParams{a, b, k});
-        if (coloured_floor(torus, p, r) > best_t.first) continue;
-        const auto t = time(p);
-        if (t < best_t) {
-          best_t = t;
-          best_p = p;
-        }
+        std::vector<RingParams> p(axes.size(), RingParams{a, b, k});
+        const double floor = coloured_floor(torus, p, r);
+        options.push_back({std::move(p), floor});
       }
   }
-  return best_p;
+  return least_first(best(torus, r * d), options, time);
 }
 
 BridgeheadSchedule::BridgeheadSchedule(const Torus& torus, std::vector<RingParams> params, Coloured)
