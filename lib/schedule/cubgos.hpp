@@ -66,6 +66,7 @@ class CubgosSchedule final : public Schedule {
     int from;          ///< position on the line
     int dist;          ///< signed: + rightwards
     long long blocks;  ///< what the callee lacks
+    bool operator==(const LineCall& o) const { return from == o.from && dist == o.dist && blocks == o.blocks; }
   };
   /// Lines differ by a translation: rows (axis 0) by x_1 + ... + x_{d-1}
   /// mod g0, others' bridgeheads by x_0 - (the other further axes) mod the
