@@ -46,10 +46,11 @@ void usage(FILE* out) {
                "               [--svg FILE]   (draws the cycles of a 2D torus)\n"
                "       tg-plan --dims D --select [--sizes 8,1k,64k,1m] [--vendor ompi|mpich|ring|...|none]\n"
                "               [--alpha S] [--bandwidth B/s] [--delta S] [--overhead S] [--injection B/s]\n"
-               "               [--node-size k] [--json]\n"
+               "               [--node-size k [--node-alpha S] [--node-bandwidth B/s]] [--json]\n"
                "               what auto chooses per block size with these machine parameters (default: the\n"
                "               cost model's, alpha 1 us, 10 GB/s, no injection limit: --injection is what a\n"
-               "               node sends and receives together) and decide_seconds, rank 0's time for it\n"
+               "               node sends and receives together; the node axis's shared memory as the links\n"
+               "               unless given) and decide_seconds, rank 0's time for it\n"
                "       --pair-links 2: every side of 2 among the network axes has two links to its neighbour\n"
                "               (Blue Gene/Q: a + and a - link per axis); default 1, one link both ways\n"
                "       tg-plan --list\n"
@@ -359,6 +360,10 @@ int select_report(const Torus& torus, const std::vector<long long>& sizes, const
   ctx.vendor_model = vendor;
   ctx.machine.node_ranks = node_ranks;
   ctx.params_cache = &params_cache;
+  // Variables that fix an algorithm's parameters, as the library reads them.
+  for (const AlgorithmInfo& info : algorithms())
+    if (info.tuned)
+      if (const char* v = std::getenv(info.tuned->env); v && *v) ctx.fixed_params[info.id] = v;
   ctx.profile_of = [&](const ProfileKey& key, const ProfileCompute& compute, const CostProfile** out,
                        std::string* why) {
     if (auto it = profiles.find(key); it != profiles.end()) {
@@ -464,6 +469,8 @@ int main(int argc, char** argv) {
     else if (a == "--delta") machine.delta = std::atof(value().c_str());
     else if (a == "--overhead") machine.overhead = std::atof(value().c_str());
     else if (a == "--injection") machine.inject_beta = 1 / std::atof(value().c_str());
+    else if (a == "--node-alpha") machine.node_alpha = std::atof(value().c_str());
+    else if (a == "--node-bandwidth") machine.node_beta = 1 / std::atof(value().c_str());
     else if (a == "--svg") svg = value();
     else if (a == "--list") {
       for (const auto& info : algorithms()) std::printf("%-12s %s\n", info.name, info.description);
