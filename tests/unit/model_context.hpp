@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/predictions.hpp"
 #include "schedule/registry.hpp"
@@ -46,5 +47,13 @@ struct ModelView {
     };
   }
 };
+
+/// The candidate for `id` in a table predict_all made (an empty one if none).
+inline const Candidate& candidate_of(const std::vector<Candidate>& table, AlgorithmId id) {
+  for (const Candidate& c : table)
+    if (c.pick == Pick::of(id)) return c;
+  static const Candidate none;
+  return none;
+}
 
 }  // namespace torusgather

@@ -12,17 +12,6 @@
 
 using namespace torusgather;
 
-namespace {
-
-const Candidate& of(const std::vector<Candidate>& table, AlgorithmId id) {
-  for (const Candidate& c : table)
-    if (c.pick == Pick::of(id)) return c;
-  static const Candidate none;
-  return none;
-}
-
-}  // namespace
-
 // On 16x16x16x8x8 (262,144 ranks) with a 0.5 us overhead, bridgehead's
 // messages are predicted 9 us faster than dim-rings' at 8 B, but a call of
 // it lists 262,143 blocks (7.8 ms on this machine, tg-plan --plan-only).
@@ -37,12 +26,12 @@ TEST(Listing, AutoChargesACallsListOfBlocks) {
     int best = -1;
     ASSERT_EQ(predict_all(v.ctx, 8, nullptr, &table, &best), 0);
     ASSERT_GE(best, 0);
-    const Candidate& b = of(table, AlgorithmId::bridgehead);
+    const Candidate& b = candidate_of(table, AlgorithmId::bridgehead);
     ASSERT_TRUE(b.why_not.empty()) << b.why_not;
     const double listing = algorithm(AlgorithmId::bridgehead).profile.listing_ns_per_block * 1e-9 * (t.size() - 1);
     EXPECT_GT(listing, 5e-3);
     EXPECT_DOUBLE_EQ(b.per_call, cpu ? listing : 0);
-    EXPECT_EQ(of(table, AlgorithmId::dim_rings).per_call, 0);
+    EXPECT_EQ(candidate_of(table, AlgorithmId::dim_rings).per_call, 0);
     const Pick chosen = table[static_cast<std::size_t>(best)].pick;
     EXPECT_EQ(chosen, cpu ? Pick::of(AlgorithmId::dim_rings) : Pick::of(AlgorithmId::bridgehead))
         << chosen.name() << (cpu ? " with" : " without") << " the CPU";

@@ -16,19 +16,12 @@ using namespace torusgather;
 
 namespace {
 
-const Candidate& of(const std::vector<Candidate>& table, AlgorithmId id) {
-  for (const Candidate& c : table)
-    if (c.pick == Pick::of(id)) return c;
-  static const Candidate none;
-  return none;
-}
-
 std::string why_not_hamiltonian(const Torus& t, const Pick* named) {
   ModelView v(t, Machine{});
   std::vector<Candidate> table;
   int best = -1;
   EXPECT_EQ(predict_all(v.ctx, 1 << 20, named, &table, &best), 0);
-  return of(table, AlgorithmId::hamiltonian).why_not;
+  return candidate_of(table, AlgorithmId::hamiltonian).why_not;
 }
 
 }  // namespace
