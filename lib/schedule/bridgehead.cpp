@@ -218,7 +218,6 @@ namespace {
 /// The next position round a ring of n, towards + or -.
 Rank ring_step(int n, Rank at, bool plus) { return plus ? (at + 1 == n ? 0 : at + 1) : (at == 0 ? n - 1 : at - 1); }
 
-
 /// circgos(n, a, b) on one ring of n positions (port 1 rightwards, 0
 /// leftwards), into `builder`, a GossipBuilder over those n positions. Every
 /// ring of an axis runs these steps at once, and a position's data is what
