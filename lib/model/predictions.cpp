@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 
 #include "model/closed_form.hpp"
 #include "schedule/decomposition.hpp"
@@ -132,7 +133,19 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
   std::vector<Candidate>& candidates = *out;
   candidates.clear();
   // Its parameters and profile; 0 or the context's error.
+  // The torus whose Hamiltonian cycles `info` needs, where `auto` takes
+  // them only from a construction (not when named: then it may search).
+  auto cycles_for_auto = [&](const AlgorithmInfo& info, const Candidate& c) -> std::optional<Torus> {
+    if (!info.cycles_by_rule_only || (named && *named == c.pick)) return std::nullopt;
+    return info.node_aware ? NodeSlicedSchedule::node_torus(torus) : torus;
+  };
   auto profile_candidate = [&](const AlgorithmInfo& info, Candidate& c) {
+    // Whether a construction gives the cycles is worked out only here, for
+    // a candidate that is profiled (5.6 ms to fail on 2x2x256).
+    if (const auto cycles = cycles_for_auto(info, c); cycles && !decomposes_without_search(*cycles)) {
+      c.why_not = kNeedsSearch;
+      return 0;
+    }
     ProfileKey key{c.pick, kDefaultVariant};
     if (info.tuned) {  // the a, b, k of this block size
       // The search runs where the profile is computed (and the table
@@ -179,12 +192,10 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
     // construction, never the switch search (0.8 s to fail on 2x2x256);
     // above the limit and in 5D-6D only from a rule without a table (the
     // layered lift takes 4.5-46 ms there on 192-768 ranks).
-    if (c.why_not.empty() && info.cycles_by_rule_only && !(named && *named == c.pick)) {
-      const Torus cycles = info.node_aware ? NodeSlicedSchedule::node_torus(torus) : torus;
-      const bool lifted = cycles.size() <= kSteppedProfileLimit && cycles.active_axes().size() <= 4;
-      if (!decomposes_by_rule(cycles))
-        if (!lifted || !decomposes_without_search(cycles)) c.why_not = lifted ? kNeedsSearch : kNoRule;
-    }
+    if (const auto cycles = cycles_for_auto(info, c); c.why_not.empty() && cycles && !decomposes_by_rule(*cycles) &&
+                                                      (cycles->size() > kSteppedProfileLimit ||
+                                                       cycles->active_axes().size() > 4))
+      c.why_not = kNoRule;
     if (c.why_not.empty() && (info.profile.rounds_at_least || listing(ctx, info) > 0) && !c.named_only &&
         !(named && *named == c.pick)) {
       waiting.emplace_back(candidates.size(), &info);

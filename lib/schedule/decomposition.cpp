@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <numeric>
 #include <random>
 
@@ -484,21 +485,36 @@ std::unique_ptr<LinkColouring> decomposition_by_rule(
   return lift(t);
 }
 
-bool decomposes_without_search(const Torus& t) {
-  if (decomposes_by_rule(t)) return true;
+std::shared_ptr<const LinkColouring> decomposition_without_search(const Torus& t) {
+  // Kept up to 4096 ranks (a byte per link at most), made once per shape.
+  struct Kept {
+    Torus torus;  ///< the colouring's own
+    std::unique_ptr<LinkColouring> colouring;
+  };
+  if (t.size() > 4096) return decomposition_by_rule(t);
+  using Key = std::tuple<std::vector<int>, std::uint32_t, std::uint32_t>;
   static std::mutex mutex;
-  static std::map<std::vector<int>, bool> known;
+  static std::map<Key, std::shared_ptr<const Kept>> known;
   std::vector<int> dims;
   for (int a = 0; a < t.ndims(); ++a) dims.push_back(t.dim(a));
+  Key key{dims, t.two_link_axes(), t.open_axes()};
+  std::shared_ptr<const Kept> kept;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(dims); it != known.end()) return it->second;
+    if (auto it = known.find(key); it != known.end()) kept = it->second;
   }
-  const Torus plain(dims);  // the cycles do not depend on links or wraps
-  const bool found = decomposition_by_rule(plain) != nullptr;
-  std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(std::move(dims), found);
-  return found;
+  if (!kept) {
+    auto made = std::make_shared<Kept>(Kept{Torus(dims, t.two_link_axes(), t.open_axes()), nullptr});
+    made->colouring = decomposition_by_rule(made->torus);
+    std::lock_guard<std::mutex> lock(mutex);
+    kept = known.emplace(std::move(key), std::move(made)).first->second;
+  }
+  if (!kept->colouring) return nullptr;
+  return std::shared_ptr<const LinkColouring>(kept, kept->colouring.get());
+}
+
+bool decomposes_without_search(const Torus& t) {
+  return decomposes_by_rule(t) || decomposition_without_search(t) != nullptr;
 }
 
 std::unique_ptr<LinkColouring> hamiltonian_decomposition(const Torus& t) {

@@ -104,9 +104,12 @@ std::unique_ptr<LinkColouring> decomposition_by_rule(
     const Torus& t,
     const std::function<std::unique_ptr<LinkColouring>(const Torus&)>& lift = layered_decomposition);
 
-/// Whether decomposition_by_rule gives the torus's cycles: built once per
-/// shape in the process (O(P · d) then, a lookup after), so that `auto`
-/// never runs the switch search.
+/// decomposition_by_rule, built once per shape in the process up to 4096
+/// ranks (O(P · d) then, shared after): what `auto` asks before it builds
+/// `hamiltonian`, and what the schedule then runs.
+std::shared_ptr<const LinkColouring> decomposition_without_search(const Torus& t);
+/// Whether a rule or decomposition_without_search gives the cycles, so that
+/// `auto` never runs the switch search.
 bool decomposes_without_search(const Torus& t);
 
 /// decomposition_by_rule, else the switch search.

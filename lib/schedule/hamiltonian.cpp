@@ -49,9 +49,11 @@ std::unique_ptr<LinkColouring> section31_decomposition(const Torus& t) {
 }
 
 HamiltonianSchedule::HamiltonianSchedule(const Torus& torus) : CycleSchedule(torus) {
-  // The colouring refers to this schedule's own copy of the torus.
+  // The colouring refers to this schedule's own copy of the torus, or to
+  // decomposition_without_search's equal one, which it keeps alive.
   colouring_ = section31_decomposition(this->torus());
-  if (!colouring_) colouring_ = hamiltonian_decomposition(this->torus());
+  if (!colouring_) colouring_ = decomposition_without_search(this->torus());
+  if (!colouring_) colouring_ = switch_search_decomposition(this->torus());
   if (!colouring_)
     throw std::invalid_argument("hamiltonian: no decomposition into Hamiltonian cycles found for " +
                                 this->torus().to_string());

@@ -31,7 +31,7 @@ class HamiltonianSchedule final : public CycleSchedule {
   std::string construction() const override { return colouring_->construction(); }
 
  private:
-  std::unique_ptr<LinkColouring> colouring_;
+  std::shared_ptr<const LinkColouring> colouring_;
   std::vector<int> axis_index_;  ///< axis -> index among the active axes, -1 if side 1
 };
 
