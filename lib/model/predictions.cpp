@@ -132,13 +132,13 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
   const Torus& torus = *ctx.torus;
   std::vector<Candidate>& candidates = *out;
   candidates.clear();
-  // Its parameters and profile; 0 or the context's error.
   // The torus whose Hamiltonian cycles `info` needs, where `auto` takes
   // them only from a construction (not when named: then it may search).
   auto cycles_for_auto = [&](const AlgorithmInfo& info, const Candidate& c) -> std::optional<Torus> {
     if (!info.cycles_by_rule_only || (named && *named == c.pick)) return std::nullopt;
     return info.node_aware ? NodeSlicedSchedule::node_torus(torus) : torus;
   };
+  // Its parameters and profile; 0 or the context's error.
   auto profile_candidate = [&](const AlgorithmInfo& info, Candidate& c) {
     // Whether a construction gives the cycles is worked out only here, for
     // a candidate that is profiled (5.6 ms to fail on 2x2x256).

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "schedule/least_first.hpp"
+#include "schedule/process_memo.hpp"
 #include "schedule/ring_gossip.hpp"
 
 namespace torusgather {
@@ -36,20 +37,13 @@ struct RingSteps {
 };
 
 std::shared_ptr<const RingSteps> remembered_steps(int n, const RingParams& p) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, int, int, int>, std::shared_ptr<const RingSteps>> known;
-  const auto key = std::make_tuple(n, p.a, p.b, p.k);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(key); it != known.end()) return it->second;
-  }
-  auto entry = std::make_shared<RingSteps>();
-  entry->steps = ring_steps_of(n, p);
-  for (long long size : entry->steps) entry->sum += size;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (known.size() > 100000) known.clear();  // bounded: rings of a few shapes fill it
-  known.emplace(key, entry);
-  return entry;
+  static ProcessMemo<std::tuple<int, int, int, int>, RingSteps> known;  // rings of a few shapes fill it
+  return known.get(std::make_tuple(n, p.a, p.b, p.k), [&] {
+    auto entry = std::make_shared<RingSteps>();
+    entry->steps = ring_steps_of(n, p);
+    for (long long size : entry->steps) entry->sum += size;
+    return entry;
+  });
 }
 
 }  // namespace
@@ -436,57 +430,52 @@ namespace {
 /// the same: made once in the process.
 std::shared_ptr<const std::vector<BridgeheadSchedule::RoundLoad>> ring_loads(int n, const RingParams& p) {
   using Loads = std::vector<BridgeheadSchedule::RoundLoad>;
-  static std::mutex mutex;
-  static std::map<std::tuple<int, int, int, int>, std::shared_ptr<const Loads>> known;
-  const auto key = std::make_tuple(n, p.a, p.b, p.k);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(key); it != known.end()) return it->second;
-  }
-  auto loads = std::make_shared<Loads>();
-  GossipBuilder builder(n, [n](Rank r, Port port) { return ring_step(n, r, port_plus(port)); });
-  std::vector<long long> link(static_cast<std::size_t>(2 * n)), recv(static_cast<std::size_t>(n));
-  std::vector<int> sends(static_cast<std::size_t>(n)), recvs(static_cast<std::size_t>(n));
-  long long current = 0;
-  auto close = [&] {
-    if (current == 0) return;
-    BridgeheadSchedule::RoundLoad& l = (*loads)[static_cast<std::size_t>(current - 1)];
-    l.link_blocks = static_cast<double>(*std::max_element(link.begin(), link.end()));
-    l.recv_blocks = static_cast<double>(*std::max_element(recv.begin(), recv.end()));
-    l.sends = *std::max_element(sends.begin(), sends.end());
-    l.recvs = *std::max_element(recvs.begin(), recvs.end());
-    std::fill(link.begin(), link.end(), 0);
-    std::fill(recv.begin(), recv.end(), 0);
-    std::fill(sends.begin(), sends.end(), 0);
-    std::fill(recvs.begin(), recvs.end(), 0);
-  };
-  builder.count_to([&](long long round, Rank from, Rank to, long long blocks) {
-    while (current < round) {
-      close();
-      loads->emplace_back();
-      ++current;
-    }
-    // An MPI message: the network takes the shorter way round (+ on a
-    // tie), whatever way the paper drew, as profile() charges it.
-    const int ahead = static_cast<int>(((to - from) % n + n) % n);
-    const bool plus = ahead <= n - ahead;
-    const int hops = plus ? ahead : n - ahead;
-    Rank at = from;
-    for (int k = 0; k < hops; ++k) {
-      link[static_cast<std::size_t>(2 * at + make_port(0, plus))] += blocks;
-      at = ring_step(n, at, plus);
-    }
-    recv[static_cast<std::size_t>(to)] += blocks;
-    ++sends[static_cast<std::size_t>(from)];
-    ++recvs[static_cast<std::size_t>(to)];
-    BridgeheadSchedule::RoundLoad& l = (*loads)[static_cast<std::size_t>(round - 1)];
-    l.hops = std::max(l.hops, hops);
+  static ProcessMemo<std::tuple<int, int, int, int>, Loads> known;
+  return known.get(std::make_tuple(n, p.a, p.b, p.k), [&] {
+    auto loads = std::make_shared<Loads>();
+    GossipBuilder builder(n, [n](Rank r, Port port) { return ring_step(n, r, port_plus(port)); });
+    std::vector<long long> link(static_cast<std::size_t>(2 * n)), recv(static_cast<std::size_t>(n));
+    std::vector<int> sends(static_cast<std::size_t>(n)), recvs(static_cast<std::size_t>(n));
+    long long current = 0;
+    auto close = [&] {
+      if (current == 0) return;
+      BridgeheadSchedule::RoundLoad& l = (*loads)[static_cast<std::size_t>(current - 1)];
+      l.link_blocks = static_cast<double>(*std::max_element(link.begin(), link.end()));
+      l.recv_blocks = static_cast<double>(*std::max_element(recv.begin(), recv.end()));
+      l.sends = *std::max_element(sends.begin(), sends.end());
+      l.recvs = *std::max_element(recvs.begin(), recvs.end());
+      std::fill(link.begin(), link.end(), 0);
+      std::fill(recv.begin(), recv.end(), 0);
+      std::fill(sends.begin(), sends.end(), 0);
+      std::fill(recvs.begin(), recvs.end(), 0);
+    };
+    builder.count_to([&](long long round, Rank from, Rank to, long long blocks) {
+      while (current < round) {
+        close();
+        loads->emplace_back();
+        ++current;
+      }
+      // An MPI message: the network takes the shorter way round (+ on a
+      // tie), whatever way the paper drew, as profile() charges it.
+      const int ahead = static_cast<int>(((to - from) % n + n) % n);
+      const bool plus = ahead <= n - ahead;
+      const int hops = plus ? ahead : n - ahead;
+      Rank at = from;
+      for (int k = 0; k < hops; ++k) {
+        link[static_cast<std::size_t>(2 * at + make_port(0, plus))] += blocks;
+        at = ring_step(n, at, plus);
+      }
+      recv[static_cast<std::size_t>(to)] += blocks;
+      ++sends[static_cast<std::size_t>(from)];
+      ++recvs[static_cast<std::size_t>(to)];
+      BridgeheadSchedule::RoundLoad& l = (*loads)[static_cast<std::size_t>(round - 1)];
+      l.hops = std::max(l.hops, hops);
+    });
+    ring_generate(builder, n, p);
+    close();
+    loads->resize(static_cast<std::size_t>(builder.rounds()));
+    return loads;
   });
-  ring_generate(builder, n, p);
-  close();
-  loads->resize(static_cast<std::size_t>(builder.rounds()));
-  std::lock_guard<std::mutex> lock(mutex);
-  return known.emplace(key, std::move(loads)).first->second;
 }
 
 }  // namespace

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
-#include <mutex>
-#include <tuple>
 #include <numeric>
 #include <random>
+#include <tuple>
+
+#include "schedule/process_memo.hpp"
 
 namespace torusgather {
 
@@ -492,23 +492,15 @@ std::shared_ptr<const LinkColouring> decomposition_without_search(const Torus& t
     std::unique_ptr<LinkColouring> colouring;
   };
   if (t.size() > 4096) return decomposition_by_rule(t);
-  using Key = std::tuple<std::vector<int>, std::uint32_t, std::uint32_t>;
-  static std::mutex mutex;
-  static std::map<Key, std::shared_ptr<const Kept>> known;
+  static ProcessMemo<std::tuple<std::vector<int>, std::uint32_t, std::uint32_t>, Kept> known;
   std::vector<int> dims;
   for (int a = 0; a < t.ndims(); ++a) dims.push_back(t.dim(a));
-  Key key{dims, t.two_link_axes(), t.open_axes()};
-  std::shared_ptr<const Kept> kept;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(key); it != known.end()) kept = it->second;
-  }
-  if (!kept) {
+  const auto kept = known.get({dims, t.two_link_axes(), t.open_axes()}, [&] {
+    // Made in place: the colouring refers to the torus beside it.
     auto made = std::make_shared<Kept>(Kept{Torus(dims, t.two_link_axes(), t.open_axes()), nullptr});
     made->colouring = decomposition_by_rule(made->torus);
-    std::lock_guard<std::mutex> lock(mutex);
-    kept = known.emplace(std::move(key), std::move(made)).first->second;
-  }
+    return made;
+  });
   if (!kept->colouring) return nullptr;
   return std::shared_ptr<const LinkColouring>(kept, kept->colouring.get());
 }

@@ -3,11 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
+#include <memory>
 #include <numeric>
 #include <tuple>
 #include <utility>
+
+#include "schedule/process_memo.hpp"
 
 namespace torusgather {
 namespace {
@@ -272,19 +273,11 @@ std::vector<long long> search_weights(const Torus& torus, const std::vector<Axis
 std::vector<long long> balanced_weights(const Torus& torus, const std::vector<AxisOrder>& orders, long long units) {
   // The search takes milliseconds: once per shape, links, orders and units in the process.
   using Key = std::tuple<std::vector<int>, std::uint32_t, std::uint32_t, std::vector<AxisOrder>, long long>;
-  static std::mutex mutex;
-  static std::map<Key, std::vector<long long>> known;
+  static ProcessMemo<Key, std::vector<long long>> known;
   std::vector<int> dims;
   for (int a = 0; a < torus.ndims(); ++a) dims.push_back(torus.dim(a));
-  Key key{dims, torus.two_link_axes(), torus.open_axes(), orders, units};
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(key); it != known.end()) return it->second;
-  }
-  std::vector<long long> weights = search_weights(torus, orders, units);
-  std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(std::move(key), weights);
-  return weights;
+  return *known.get({dims, torus.two_link_axes(), torus.open_axes(), orders, units},
+                    [&] { return std::make_shared<std::vector<long long>>(search_weights(torus, orders, units)); });
 }
 
 }  // namespace torusgather
