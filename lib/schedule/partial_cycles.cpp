@@ -115,10 +115,13 @@ std::string PartialCyclesSchedule::not_applicable(const Torus& t) {
 
 long long PartialCyclesSchedule::rounds_at_least(const Torus& t) {
   if (!not_applicable(t).empty()) return 0;
-  const Rank P = t.size();
-  if (both_sides_odd_2d(t)) return (P + 1) / 2 / 2;
-  const auto orders = candidate_orders(t);  // the longest last side first
-  return (P / t.ndims() + P / t.dim(orders.front().back())) / 2;
+  // The orders with the longest last side may fail to build (2x512 builds
+  // 512 rounds, not 257): build it, O(P d).
+  try {
+    return PartialCyclesSchedule(t).rounds();
+  } catch (const std::invalid_argument&) {
+    return 1;
+  }
 }
 
 PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t, bool time_independent)
@@ -409,6 +412,20 @@ bool PartialCyclesSchedule::fed_from(const Feeders& f, int which, long long roun
   if (round > feed_rounds_) return false;
   ti_feed_position(which == f.a_which, f.a, f.l, m_, round, p, relay);
   return true;
+}
+
+std::vector<long long> PartialCyclesSchedule::rule_changes() const {
+  std::vector<long long> out{cycle_rounds_ + 1, feed_rounds_ + 1};
+  if (!ti_) {
+    if (m_ % 2 == 0) out.insert(out.end(), {m_ / 2, m_ / 2 + 1});  // halves at the antipode
+    out.insert(out.end(), {(m_ + 1) / 2 + 1, m_ / 2 + 1});        // A and B stop (feed_position)
+    for (Rank r = 0; r < torus().size(); ++r)                       // B turns at s = l + 2
+      for (int c = 0; c < d_; ++c)
+        if (position(r, c) < 0) out.push_back(feeders(r, c).l + 2);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 namespace {

@@ -45,8 +45,8 @@ class PartialCyclesSchedule final : public Schedule {
   explicit PartialCyclesSchedule(const Torus& torus, bool time_independent = false);
   /// Empty when some order of the axes meets conditions (1)-(3).
   static std::string not_applicable(const Torus& torus);
-  /// floor(m/2) for the longest last side an order allows, m = P/d + P/n_d
-  /// (both sides odd: m >= ceil(P/2)): no construction has fewer rounds.
+  /// The rounds of the schedule the constructor builds (O(P d)): auto asks
+  /// before profiling it; 1 where it does not build.
   static long long rounds_at_least(const Torus& torus);
 
   const char* name() const override { return ti_ ? "partial-cycles-ti" : "partial-cycles"; }
@@ -97,6 +97,10 @@ class PartialCyclesSchedule final : public Schedule {
   bool fed_from(Rank r, int c, int which, long long round, long long* p, bool* relay) const;
   /// As above, with r's feeders for c already known (feeders(r, c)).
   bool fed_from(const Feeders& f, int which, long long round, long long* p, bool* relay) const;
+  /// The rounds, ascending, in which some rank's rule changes (the cycles'
+  /// halves, a feeder starting, switching or stopping); from one to the
+  /// next every position sent moves by one per round. O(P d).
+  std::vector<long long> rule_changes() const;
 
  private:
   long long wrap(long long p) const { return ((p % m_) + m_) % m_; }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "model/profiles/profiles.hpp"
@@ -50,6 +51,19 @@ class Loads {
   long long under_way_ = 0;
 };
 
+/// The least T dividing m with x[q] == x[q + T] for every q (cyclically):
+/// the period of the least period of the word, when that divides m.
+long long cyclic_period(const char* x, long long m) {
+  std::vector<long long> border(static_cast<std::size_t>(m), 0);  // prefix function
+  for (long long i = 1, k = 0; i < m; ++i) {
+    while (k > 0 && x[i] != x[k]) k = border[static_cast<std::size_t>(k - 1)];
+    if (x[i] == x[k]) ++k;
+    border[static_cast<std::size_t>(i)] = k;
+  }
+  const long long p = m - border[static_cast<std::size_t>(m - 1)];
+  return m % p == 0 ? p : m;
+}
+
 }  // namespace
 
 /// Every rank's sends, round by round, as its program makes them (both ways
@@ -57,8 +71,10 @@ class Loads {
 /// neighbours), charged as profile() charges them, without the programs.
 /// The loads carry over from round to round: the cycles' sends shift by
 /// one position per round, so only those next to where a run of injecting
-/// positions ends start or stop, and each feeding is asked again. Still
-/// O(P d) per round (the feedings, the maxima's pass), in cheap steps.
+/// positions ends start or stop, and each feeding is asked again. Between
+/// two changes of rule every position sent moves by one per round, so the
+/// sends repeat with the injecting pattern's period L: a round L after one
+/// under the same rules costs what that one cost. O(P d) per round stepped.
 CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
   const Torus& t = s.torus();
   const Rank P = t.size();
@@ -126,9 +142,23 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
     if (x < 0) x = x + m >= 0 ? x + m : (x % m + m) % m;
     return x;
   };
+  long long period = 1;
+  for (int c = 0; c < d && period <= s.rounds(); ++c)
+    period = std::lcm(period, cyclic_period(&injected[static_cast<std::size_t>(c * m)], m));
+  const std::vector<long long> changes = s.rule_changes();
+  std::size_t next_change = 0;
+  long long rules_since = 1;  // the round the current rules began
+  std::vector<RoundCost> costs(static_cast<std::size_t>(s.rounds() + 1));
   CostProfile out;
-  int last_halves = -1;  // the cycles' block size last round (-1: no round yet)
+  int last_halves = -1;  // the cycles' block size last round (-1: no round yet, or rounds skipped)
   for (long long round = 1; round <= s.rounds(); ++round) {
+    while (next_change < changes.size() && changes[next_change] <= round) rules_since = changes[next_change++];
+    if (round - period >= rules_since) {
+      costs[static_cast<std::size_t>(round)] = costs[static_cast<std::size_t>(round - period)];
+      out.add(costs[static_cast<std::size_t>(round)]);
+      last_halves = -1;
+      continue;
+    }
     // In half blocks: 2, or 1 at an even cycle's antipode when switching; 0 after the cycle rounds.
     const bool cycling = round <= s.cycle_rounds();
     const int halves = !cycling ? 0 : !s.time_independent() && m % 2 == 0 && round == m / 2 ? 1 : 2;
@@ -161,7 +191,8 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
                       injected[static_cast<std::size_t>(f.c * m + mod(p))];
       set(feed_sends[i], on ? 2 : 0);
     }
-    out.add(loads.cost());
+    costs[static_cast<std::size_t>(round)] = loads.cost();
+    out.add(costs[static_cast<std::size_t>(round)]);
   }
   return out;
 }
