@@ -434,6 +434,9 @@ std::shared_ptr<const std::vector<BridgeheadSchedule::RoundLoad>> ring_loads(int
   return known.get(std::make_tuple(n, p.a, p.b, p.k), [&] {
     auto loads = std::make_shared<Loads>();
     GossipBuilder builder(n, [n](Rank r, Port port) { return ring_step(n, r, port_plus(port)); });
+    builder.lines_by([n](Rank r, Port port, int hops) {
+      return static_cast<Rank>(((port_plus(port) ? r + hops : r - hops) % n + n) % n);
+    });
     std::vector<long long> link(static_cast<std::size_t>(2 * n)), recv(static_cast<std::size_t>(n));
     std::vector<int> sends(static_cast<std::size_t>(n)), recvs(static_cast<std::size_t>(n));
     long long current = 0;
@@ -460,10 +463,11 @@ std::shared_ptr<const std::vector<BridgeheadSchedule::RoundLoad>> ring_loads(int
       const int ahead = static_cast<int>(((to - from) % n + n) % n);
       const bool plus = ahead <= n - ahead;
       const int hops = plus ? ahead : n - ahead;
-      Rank at = from;
-      for (int k = 0; k < hops; ++k) {
-        link[static_cast<std::size_t>(2 * at + make_port(0, plus))] += blocks;
-        at = ring_step(n, at, plus);
+      const int port = make_port(0, plus);
+      for (int k = 0, at = static_cast<int>(from); k < hops; ++k) {
+        const auto i = static_cast<std::size_t>(2 * at + port);
+        link[i] += blocks;
+        at = plus ? (at + 1 == n ? 0 : at + 1) : (at == 0 ? n - 1 : at - 1);
       }
       recv[static_cast<std::size_t>(to)] += blocks;
       ++sends[static_cast<std::size_t>(from)];

@@ -99,6 +99,10 @@ class GossipBuilder {
   using CountSink = std::function<void(long long round, Rank from, Rank to, long long blocks)>;
   /// Calls are only counted, no blocks listed: a cost model's loads.
   void count_to(CountSink sink) { count_sink_ = std::move(sink); }
+  /// Where `hops` links through one port lead, in one step: call_line()
+  /// then does not walk its route hop by hop.
+  using Line = std::function<Rank(Rank, Port, int hops)>;
+  void lines_by(Line line) { line_ = std::move(line); }
 
   /// Starts the next round (the first call of a round starts round 1).
   void next_round();
@@ -131,6 +135,7 @@ class GossipBuilder {
   long long count_call(Rank from, Rank to, const std::vector<std::uint64_t>* mask);
   HoldingBits bits_;
   Hop hop_;
+  Line line_;
   Sink sink_;
   CountSink count_sink_;
   std::vector<std::vector<Call>> calls_;

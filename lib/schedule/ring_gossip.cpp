@@ -100,6 +100,7 @@ struct Phase1 {
   std::vector<std::pair<int, int>> runs;
   std::vector<int> heads;
   int longest_run = 0;  ///< the longest run of a position that is not a bridgehead
+  int widest_gap = 0;   ///< the most positions from one bridgehead to the next
 };
 
 Phase1 make_phase1(int n, int a) {
@@ -115,6 +116,7 @@ Phase1 make_phase1(int n, int a) {
   for (int h : out.heads) head[static_cast<std::size_t>(h)] = 1;
   for (std::size_t p = 0; p < out.runs.size(); ++p)
     if (!head[p]) out.longest_run = std::max(out.longest_run, out.runs[p].second - out.runs[p].first);
+  for (const int g : gaps(out.heads, n)) out.widest_gap = std::max(out.widest_gap, g);
   return out;
 }
 
@@ -355,6 +357,15 @@ const HeadRounds& head_rounds(SearchMemo::Tables& memo, int n, int a, int b) {
   return it->second;
 }
 
+/// Rounds of phase 3 until a gap of g is all bridgeheads: a round cuts
+/// every gap into gaps of floor(g/b) and ceil(g/b) (for_each_inserted), so
+/// the widest gap of phase 1 decides: ceil(log_b g) rounds.
+long long rounds_of_phase3(SearchMemo::Tables& memo, int n, int a, int b) {
+  long long rounds = 0;
+  for (long long g = phase1_of(memo, n, a).widest_gap; g > 1; g = (g + b - 1) / b) ++rounds;
+  return rounds;
+}
+
 /// Phase 3 round by round: visit(t, step index, call) for every call with
 /// what it carries (size > 0; see chain_rounds), then end_round(t), which
 /// returns the steps the round kept, checked against Lemma 5's count.
@@ -426,15 +437,23 @@ std::vector<std::vector<long long>> chain_round_largest(int n, int a, int b, int
   return out;
 }
 
+long long phase3_rounds(int n, int a, int b) {
+  SearchMemo::Tables local;
+  return rounds_of_phase3(active_tables ? *active_tables : local, n, a, b);
+}
+
 std::pair<long long, long long> chain_floor(int n, int a, int b, int k) {
   SearchMemo::Tables local;
   SearchMemo::Tables& memo = active_tables ? *active_tables : local;
   const int longest = phase1_of(memo, n, a).longest_run;
-  const long long rounds = static_cast<long long>(head_rounds(memo, n, a, b).size());
+  const long long rounds = rounds_of_phase3(memo, n, a, b);
   // A packet is n/k positions: a run of `longest` covers at most longest·k/n of them.
   const long long missing = k - static_cast<long long>(longest) * k / n;
   const long long steps = std::max(1LL, (missing + 1) / 2);
-  const long long blocks = std::max(steps, (n - longest + 1) / 2LL);
+  // Every kept step has a call to a new bridgehead, whose phase-1 run
+  // covers at most `longest` of its packet's n/k positions.
+  const long long per_step = std::max(1LL, static_cast<long long>(n / k) - longest);
+  const long long blocks = std::max(steps * per_step, (n - longest + 1) / 2LL);
   return {rounds * steps, rounds * blocks};
 }
 

@@ -79,10 +79,14 @@ std::vector<std::vector<std::vector<ChainCall>>> chain_rounds(int n, int a, int 
 /// The same rounds for the cost formulas: each kept step's largest call.
 std::vector<std::vector<long long>> chain_round_largest(int n, int a, int b, int k,
                                                         const std::vector<long long>& rows = {});
+/// How many rounds chain_rounds(n, a, b, k) has, without listing them:
+/// O(distinct gaps) once the search memo knows them.
+long long phase3_rounds(int n, int a, int b);
 /// At most what chain_round_largest(n, a, b, k) keeps: its step count and
 /// the sum of its steps' largest calls. Each round's new bridgeheads must
 /// receive every packet their phase-1 run does not cover, at most two calls
-/// (one per stream) a step. O(rounds) once the search memo knows (n, a, b).
+/// (one per stream) a step, and every step carries a packet less the
+/// callee's run. O(1) once the search memo knows (n, a).
 std::pair<long long, long long> chain_floor(int n, int a, int b, int k);
 
 }  // namespace ring_gossip

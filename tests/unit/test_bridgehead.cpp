@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "schedule/bridgehead.hpp"
+#include "schedule/ring_gossip.hpp"
 #include "simulate/simulate.hpp"
 #include "schedule_checks.hpp"
 
@@ -146,6 +147,33 @@ TEST(Bridgehead, RingFloorNeverExceedsTheCost) {
           ++checked;
         }
   EXPECT_GT(checked, 20000);
+  // Longer rings, a sampled as the search takes it (up to 32, then divisors).
+  for (int n : {64, 81, 128, 243, 256, 512})
+    for (int a = 1; a < n; a += a < 32 ? 3 : 1) {
+      if (a >= 32 && n % a) continue;
+      for (int b = 2; b <= 8; ++b)
+        for (int k = 1; k <= 32; ++k) {
+          if (n % k) continue;
+          const RingParams p{a, b, k};
+          const StepCost floor = BridgeheadSchedule::ring_floor(n, p), cost = BridgeheadSchedule::ring_cost(n, p, 1);
+          ASSERT_LE(floor.steps, cost.steps) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          ASSERT_LE(floor.blocks, cost.blocks) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+        }
+    }
+}
+
+// Phase 3's rounds counted gap by gap equal the rounds listed by growing
+// the bridgeheads (what the floors use against what the generators run).
+TEST(Bridgehead, Phase3RoundsCountedAsListed) {
+  int checked = 0;
+  for (int n : {2, 3, 4, 5, 7, 8, 9, 12, 16, 27, 31, 40, 64, 81, 100, 128, 243, 256, 512})
+    for (int a = 1; a <= n; a += n > 64 ? 7 : 1)
+      for (int b = 2; b <= std::min(n, 6); ++b) {
+        ASSERT_EQ(ring_gossip::phase3_rounds(n, a, b), static_cast<long long>(ring_gossip::chain_rounds(n, a, b, 1).size()))
+            << "n=" << n << " a=" << a << " b=" << b;
+        ++checked;
+      }
+  EXPECT_GT(checked, 1500);
 }
 
 // With the floors, both searches choose what trying every candidate
