@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include "schedule/least_first.hpp"
 #include "schedule/process_memo.hpp"
@@ -219,8 +220,8 @@ Rank ring_step(int n, Rank at, bool plus) { return plus ? (at + 1 == n ? 0 : at 
 /// from it on the axes already done), the same amount for every position:
 /// so what a call carries follows from the ring alone, and a rank needs
 /// only n x n bits, not P x P, to derive its calls.
-void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
-  // Phase 1: concentrate each segment into its bridgehead.
+/// Phase 1: concentrate each segment into its bridgehead.
+void ring_phase1(GossipBuilder& builder, int n, const RingParams& p) {
   const auto segs = segments(n, p.a);
   std::vector<std::vector<std::vector<Merge>>> merges;
   std::size_t phase1 = 0;
@@ -237,7 +238,10 @@ void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
         builder.call_line(segs[g].start + m.from, make_port(0, m.to > m.from), std::abs(m.to - m.from));
     }
   }
-  // Phase 2: approach 1 among the bridgeheads, both ways round.
+}
+
+/// Phase 2: approach 1 among the bridgeheads, both ways round.
+void ring_phase2(GossipBuilder& builder, int n, const RingParams& p) {
   const auto heads0 = initial_heads(n, p.a);
   const auto gap0 = gaps(heads0, n);
   if (p.a >= 2)
@@ -249,10 +253,13 @@ void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
         builder.call_line(heads0[h], make_port(0, false), gap0[prev]);
       }
     }
-  // Phase 3: each bridgehead holds the ring's data; cut it in k packets
-  // of n/k positions and pipeline them to the new bridgeheads. A call
-  // carries its packet less what the callee has or gets earlier in the
-  // step (the caller holds the packet: the simulator checks it).
+}
+
+/// Phase 3: each bridgehead holds the ring's data; cut it in k packets
+/// of n/k positions and pipeline them to the new bridgeheads. A call
+/// carries its packet less what the callee has or gets earlier in the
+/// step (the caller holds the packet: the simulator checks it).
+void ring_phase3(GossipBuilder& builder, int n, const RingParams& p) {
   std::vector<std::vector<std::uint64_t>> packets(static_cast<std::size_t>(p.k), builder.mask());
   for (int c = 0; c < p.k; ++c) {
     const auto run = packet_run(n, p.k, c);
@@ -265,6 +272,53 @@ void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
         builder.call_line(c.from, make_port(0, c.plus), c.dist, &packets[static_cast<std::size_t>(c.packet)]);
     }
   }
+}
+
+void ring_generate(GossipBuilder& builder, int n, const RingParams& p) {
+  ring_phase1(builder, n, p);
+  ring_phase2(builder, n, p);
+  ring_phase3(builder, n, p);
+}
+
+/// Phase 2's calls without the holdings: in step j bridgehead h has the
+/// segments h - j .. h + j, so it sends segment h - j on and h + j back
+/// (ring_phase2's calls). In the last step of an even a both reach the
+/// callee's one missing segment, which only the call made first carries.
+/// count(from, to, blocks) for each call that carries anything, O(a) a
+/// step; repeat() for a step whose calls are the last step's (segments
+/// all alike and not the last step of an even a).
+template <class Count, class Repeat>
+void count_phase2(int n, const RingParams& p, GossipBuilder& builder, Count&& count, Repeat&& repeat) {
+  const int a = p.a;
+  if (a < 2) return;
+  const auto heads = initial_heads(n, a);
+  const auto segs = segments(n, a);
+  const bool alike = n % a == 0;  // segments of n/a
+  auto at = [a](long long i) { return static_cast<std::size_t>(((i % a) + a) % a); };
+  for (int j = 0; j < a / 2; ++j) {
+    builder.next_round();
+    const bool last_even = 2 * j + 2 == a;
+    if (alike && j > 0 && !last_even) {
+      repeat();
+      continue;
+    }
+    for (int h = 0; h < a; ++h) {
+      // + to h + 1 (made in iteration h, first), - to h - 1 (iteration h, second).
+      const int up = static_cast<int>(at(h + 1)), down = static_cast<int>(at(h - 1));
+      bool plus_carries = true, minus_carries = true;
+      if (last_even) {
+        // The other call to the same callee: - from up + 1, + from down - 1.
+        plus_carries = std::make_pair(h, 0) < std::make_pair(static_cast<int>(at(up + 1)), 1);
+        minus_carries = std::make_pair(h, 1) < std::make_pair(static_cast<int>(at(down - 1)), 0);
+      }
+      if (plus_carries) count(heads[static_cast<std::size_t>(h)], heads[static_cast<std::size_t>(up)], segs[at(h - j)].length);
+      if (minus_carries) count(heads[static_cast<std::size_t>(h)], heads[static_cast<std::size_t>(down)], segs[at(h + j)].length);
+    }
+  }
+  // Every bridgehead now holds the whole ring.
+  std::vector<std::uint64_t> all = builder.mask();
+  for (int x = 0; x < n; ++x) all[static_cast<std::size_t>(x / 64)] |= 1ull << (x % 64);
+  for (int h : heads) builder.give(h, all);
 }
 
 }  // namespace
@@ -440,8 +494,9 @@ std::shared_ptr<const std::vector<BridgeheadSchedule::RoundLoad>> ring_loads(int
     std::vector<long long> link(static_cast<std::size_t>(2 * n)), recv(static_cast<std::size_t>(n));
     std::vector<int> sends(static_cast<std::size_t>(n)), recvs(static_cast<std::size_t>(n));
     long long current = 0;
+    bool copied = false;  // the current round's loads are a copy of the round before's
     auto close = [&] {
-      if (current == 0) return;
+      if (current == 0 || std::exchange(copied, false)) return;
       BridgeheadSchedule::RoundLoad& l = (*loads)[static_cast<std::size_t>(current - 1)];
       l.link_blocks = static_cast<double>(*std::max_element(link.begin(), link.end()));
       l.recv_blocks = static_cast<double>(*std::max_element(recv.begin(), recv.end()));
@@ -452,7 +507,7 @@ std::shared_ptr<const std::vector<BridgeheadSchedule::RoundLoad>> ring_loads(int
       std::fill(sends.begin(), sends.end(), 0);
       std::fill(recvs.begin(), recvs.end(), 0);
     };
-    builder.count_to([&](long long round, Rank from, Rank to, long long blocks) {
+    auto count = [&](long long round, Rank from, Rank to, long long blocks) {
       while (current < round) {
         close();
         loads->emplace_back();
@@ -474,8 +529,18 @@ std::shared_ptr<const std::vector<BridgeheadSchedule::RoundLoad>> ring_loads(int
       ++recvs[static_cast<std::size_t>(to)];
       BridgeheadSchedule::RoundLoad& l = (*loads)[static_cast<std::size_t>(round - 1)];
       l.hops = std::max(l.hops, hops);
-    });
-    ring_generate(builder, n, p);
+    };
+    builder.count_to(count);
+    ring_phase1(builder, n, p);
+    count_phase2(
+        n, p, builder, [&](Rank from, Rank to, long long blocks) { count(builder.rounds(), from, to, blocks); },
+        [&] {
+          close();
+          loads->push_back(loads->back());
+          ++current;
+          copied = true;
+        });
+    ring_phase3(builder, n, p);
     close();
     loads->resize(static_cast<std::size_t>(builder.rounds()));
     return loads;

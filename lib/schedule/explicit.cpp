@@ -62,6 +62,11 @@ void HoldingBits::land() {
   std::fill(incoming_.begin(), incoming_.end(), 0);
 }
 
+void HoldingBits::give(Rank r, const std::vector<std::uint64_t>& mask) {
+  if (mask.size() != words_) throw std::logic_error("HoldingBits: a mask of the wrong size");
+  for (std::size_t w = 0; w < words_; ++w) held_[static_cast<std::size_t>(r) * words_ + w] |= mask[w];
+}
+
 GossipBuilder::GossipBuilder(Rank ranks, Hop hop) : bits_(ranks), hop_(std::move(hop)) {}
 
 Rank GossipBuilder::target(Rank from, const std::vector<Port>& route) const {

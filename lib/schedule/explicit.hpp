@@ -71,6 +71,8 @@ class HoldingBits {
   std::uint64_t* incoming(Rank r) { return &incoming_[static_cast<std::size_t>(r) * words_]; }
   /// Ends the round: what arrived is held.
   void land();
+  /// r holds the blocks set in `mask` from now on.
+  void give(Rank r, const std::vector<std::uint64_t>& mask);
 
  private:
   Rank P_;
@@ -117,6 +119,9 @@ class GossipBuilder {
   void call_line(Rank from, Port port, int hops, const std::vector<std::uint64_t>* mask = nullptr);
   /// An empty mask of P bits for the masked call().
   std::vector<std::uint64_t> mask() const { return std::vector<std::uint64_t>(bits_.words(), 0); }
+  /// `r` holds the blocks of `mask` from now on: what a phase counted
+  /// without calls brought it.
+  void give(Rank r, const std::vector<std::uint64_t>& mask) { bits_.give(r, mask); }
   /// `from` sends the given blocks (sorted) along `route`, as the
   /// construction says; nothing is derived (the simulator checks it).
   void call(Rank from, std::vector<Port> route, const std::vector<Rank>& blocks);

@@ -278,10 +278,11 @@ const Phase1& phase1_of(SearchMemo::Tables& memo, int n, int a) {
 }
 
 /// Every call of one round of phase 3, in step order within each
-/// bridgehead's gap: visit(step index, call).
-template <class Visit>
+/// bridgehead's gap: visit(step index, call); after each bridgehead's
+/// calls, stop() may end the round early.
+template <class Visit, class Stop>
 void for_each_round_call(SearchMemo::Tables& memo, const std::vector<int>& heads, const std::vector<int>& gap, int n,
-                         int b, int k, Visit&& visit) {
+                         int b, int k, Visit&& visit, Stop&& stop) {
   const Streams* last = nullptr;  // a ring's gaps take one or two lengths
   int last_gap = -1;
   for (std::size_t h = 0; h < heads.size(); ++h) {
@@ -296,6 +297,7 @@ void for_each_round_call(SearchMemo::Tables& memo, const std::vector<int>& heads
       const int dist = std::abs(st.chain[static_cast<std::size_t>(r.to)] - st.chain[static_cast<std::size_t>(r.from)]);
       visit(static_cast<std::size_t>(r.step - 1), ChainCall{pos(r.from), pos(r.to), plus, dist, r.packet});
     }
+    if (stop()) return;
   }
 }
 
@@ -369,8 +371,11 @@ long long rounds_of_phase3(SearchMemo::Tables& memo, int n, int a, int b) {
 /// Phase 3 round by round: visit(t, step index, call) for every call with
 /// what it carries (size > 0; see chain_rounds), then end_round(t), which
 /// returns the steps the round kept, checked against Lemma 5's count.
-template <class Visit, class EndRound>
-void run_chain(int n, int a, int b, int k, const std::vector<long long>& rows, Visit&& visit, EndRound&& end_round) {
+/// Between bridgeheads, full(steps) may end the round early, `steps` the
+/// step indices the round's gaps have.
+template <class Visit, class Full, class EndRound>
+void run_chain(int n, int a, int b, int k, const std::vector<long long>& rows, Visit&& visit, Full&& full,
+               EndRound&& end_round) {
   SearchMemo::Tables local;  // outside a search, nothing outlives the call
   SearchMemo::Tables& memo = active_tables ? *active_tables : local;
   const auto& runs = phase1_of(memo, n, a).runs;
@@ -380,13 +385,21 @@ void run_chain(int n, int a, int b, int k, const std::vector<long long>& rows, V
     long long lemma5 = 0;
     for (int g : gap) lemma5 = std::max(lemma5, chain_steps(inserted_count(g, b), k));
     const long long per_position = rows.empty() ? 1 : rows.at(t);
-    for_each_round_call(memo, heads, gap, n, b, k, [&](std::size_t step, ChainCall call) {
-      const auto packet = packet_run(n, k, call.packet);
-      const auto& own = runs[static_cast<std::size_t>(call.to)];
-      const int overlap = std::max(0, std::min(packet.second, own.second) - std::max(packet.first, own.first));
-      call.size = static_cast<int>((packet.second - packet.first) * per_position - overlap);
-      if (call.size > 0) visit(t, step, call);
-    });
+    std::size_t steps = 0;  // a ring's gaps take one or two lengths
+    for (std::size_t h = 0; h < gap.size(); ++h)
+      if (h == 0 || gap[h] != gap[h - 1])
+        if (const auto& rels = streams(memo, gap[h], b, k).rels; !rels.empty())
+          steps = std::max(steps, static_cast<std::size_t>(rels.back().step));
+    for_each_round_call(
+        memo, heads, gap, n, b, k,
+        [&](std::size_t step, ChainCall call) {
+          const auto packet = packet_run(n, k, call.packet);
+          const auto& own = runs[static_cast<std::size_t>(call.to)];
+          const int overlap = std::max(0, std::min(packet.second, own.second) - std::max(packet.first, own.first));
+          call.size = static_cast<int>((packet.second - packet.first) * per_position - overlap);
+          if (call.size > 0) visit(t, step, call);
+        },
+        [&] { return full(steps); });
     const std::size_t kept = end_round(t);
     if (static_cast<long long>(kept) > lemma5)
       throw std::logic_error("bridgehead: phase 3 pipelines take " + std::to_string(kept) +
@@ -406,6 +419,7 @@ std::vector<std::vector<std::vector<ChainCall>>> chain_rounds(int n, int a, int 
         if (steps.size() <= step) steps.resize(step + 1);
         steps[step].push_back(call);
       },
+      [](std::size_t) { return false; },  // every call listed
       [&](std::size_t) {
         std::vector<std::vector<ChainCall>> kept;
         for (auto& step : steps)
@@ -420,17 +434,26 @@ std::vector<std::vector<std::vector<ChainCall>>> chain_rounds(int n, int a, int 
 std::vector<std::vector<long long>> chain_round_largest(int n, int a, int b, int k, const std::vector<long long>& rows) {
   std::vector<std::vector<long long>> out;
   std::vector<long long> largest;  // by step index; 0: no call in that step
+  std::size_t at_most = 0;  // steps whose largest call carries all a call can
   run_chain(
       n, a, b, k, rows,
-      [&](std::size_t, std::size_t step, const ChainCall& call) {
+      [&](std::size_t t, std::size_t step, const ChainCall& call) {
         if (largest.size() <= step) largest.resize(step + 1, 0);
+        const long long most = static_cast<long long>(n / k) * (rows.empty() ? 1 : rows.at(t));
+        if (call.size > largest[step] && call.size == most) ++at_most;
         largest[step] = std::max<long long>(largest[step], call.size);
+      },
+      [&](std::size_t steps) {
+        // Once every step has a call as large as a call can be, the
+        // round's other bridgeheads change nothing.
+        return at_most == steps;
       },
       [&](std::size_t) {
         std::vector<long long> kept;
         for (long long size : largest)
           if (size > 0) kept.push_back(size);
         largest.clear();
+        at_most = 0;
         out.push_back(std::move(kept));
         return out.back().size();
       });

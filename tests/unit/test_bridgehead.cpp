@@ -176,6 +176,33 @@ TEST(Bridgehead, Phase3RoundsCountedAsListed) {
   EXPECT_GT(checked, 1500);
 }
 
+// Each step's largest call, as the cost formulas take it (which stops a
+// round once every step has a call as large as a call can be), equals the
+// largest of the listed calls.
+TEST(Bridgehead, LargestCallPerStepAsListed) {
+  int checked = 0;
+  for (int n : {2, 6, 9, 16, 27, 40, 64, 81, 128, 256, 512})
+    for (int a = 1; a <= n; a += n > 40 ? 9 : 1)
+      for (int b = 2; b <= std::min(n, 8); ++b)
+        for (int k = 1; k <= std::min(n, 32); k *= 2) {
+          if (n % k) continue;
+          const auto listed = ring_gossip::chain_rounds(n, a, b, k);
+          const auto largest = ring_gossip::chain_round_largest(n, a, b, k);
+          ASSERT_EQ(listed.size(), largest.size());
+          for (std::size_t t = 0; t < listed.size(); ++t) {
+            std::vector<long long> want;
+            for (const auto& step : listed[t]) {
+              long long most = 0;
+              for (const auto& call : step) most = std::max<long long>(most, call.size);
+              want.push_back(most);
+            }
+            ASSERT_EQ(largest[t], want) << "n=" << n << " a=" << a << " b=" << b << " k=" << k << " round " << t;
+          }
+          ++checked;
+        }
+  EXPECT_GT(checked, 700);
+}
+
 // With the floors, both searches choose what trying every candidate
 // chooses (the same order, the same tie rules).
 TEST(Bridgehead, PrunedSearchesChooseAsTheFullSearch) {

@@ -11,6 +11,7 @@
 
 #include "model/closed_form.hpp"
 #include "model/cost.hpp"
+#include "schedule/bridgehead.hpp"
 #include "schedule/circulant.hpp"
 #include "schedule/cubgos.hpp"
 #include "schedule/dim_rings.hpp"
@@ -247,6 +248,29 @@ TEST(ClosedForm, BridgeheadFromItsRingsEqualsStepped) {
   const auto lee = try_build(*find_algorithm("lee-code"), Torus({5, 5}), nullptr);
   ASSERT_TRUE(lee);
   EXPECT_FALSE(closed_form_profile(*lee, &p));
+}
+
+// bridgehead's ring loads for every a (phase 2 is counted from the
+// segments, with the last step of an even a and segments of unequal
+// length), b and k on rings and a 2D torus, against the programs stepped
+// through.
+TEST(ClosedForm, BridgeheadEveryParameterEqualsStepped) {
+  int checked = 0;
+  for (const auto& dims : std::vector<std::vector<int>>{{2}, {3}, {6}, {7}, {8}, {12}, {13}, {16}, {5, 6}})
+    for (int a = 1; a <= dims.back(); ++a)
+      for (int b = 2; b <= 3; ++b)
+        for (int k = 1; k <= dims.back(); ++k) {
+          if (dims.back() % k || (dims.size() > 1 && dims.front() % k)) continue;
+          const Torus t(dims);
+          const std::vector<RingParams> params(dims.size(), RingParams{a, b, k});
+          if (!BridgeheadSchedule::check(t, params).empty()) continue;  // a > 5 on 5x6
+          const BridgeheadSchedule s(t, params);
+          CostProfile closed;
+          ASSERT_TRUE(closed_form_profile(s, &closed));
+          expect_same(closed, profile(s, t.size()), "bridgehead " + BridgeheadSchedule::to_string(params) + " on " + t.to_string());
+          ++checked;
+        }
+  EXPECT_GT(checked, 150);
 }
 
 // torus-bruck's profile from its parts equals the stepped one: every
