@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/cost.hpp"
+#include "model/route.hpp"
 #include "topology/torus.hpp"
 
 namespace torusgather {
@@ -27,6 +28,13 @@ class RoundLoad {
         sends_(static_cast<std::size_t>(ranks), 0),
         recvs_(static_cast<std::size_t>(ranks), 0) {}
 
+  /// With the torus, so that run() can charge a run of links at once.
+  RoundLoad(const Torus& t, int node_ranks = 1, int node_axis = -1)
+      : RoundLoad(t.size(), t.ports(), node_ranks, node_axis) {
+    torus_ = &t;
+    rise_.assign(link_.size(), 0.0);
+  }
+
   void link(Rank r, Port p, double blocks) {
     const bool node = k_ > 1 && port_axis(p) == node_axis_;
     // A node's ranks share its network links: charged to its first rank's.
@@ -36,6 +44,35 @@ class RoundLoad {
     l += blocks;
     double& most = node ? cost_.node_blocks : cost_.link_blocks;
     most = std::max(most, l);
+  }
+  /// link() on each of `hops` links from r through p along its axis, in
+  /// O(1): a rise of the load where the run starts and a fall past its
+  /// end, summed along the axis's lines in finish(). Needs the torus
+  /// (the constructor that takes it).
+  void run(Rank r, Port p, int hops, double blocks) {
+    const int a = port_axis(p), n = torus_->dim(a);
+    if (hops <= kShortRun) {  // link by link: no pass over the port's lines
+      walk_run(*torus_, r, p, hops, [&](Rank at, Port q) { link(at, q, blocks); });
+      return;
+    }
+    const bool node = k_ > 1 && a == node_axis_;
+    const Rank owner = k_ > 1 && !node ? r - r % k_ : r;
+    const int c = torus_->coord(owner, a);
+    const Rank base = owner - static_cast<Rank>(c) * torus_->stride(a);
+    auto rise = [&](int x) -> double& {
+      return rise_[static_cast<std::size_t>((base + static_cast<Rank>(x) * torus_->stride(a)) * ports_ + p)];
+    };
+    int first = port_plus(p) ? c : c - hops + 1;  // the run's lowest position on its line
+    if (first < 0) first += n;
+    const int end = first + hops;
+    rise(first) += blocks;
+    if (end < n) {
+      rise(end) -= blocks;
+    } else if (end > n) {  // round the wrap
+      rise(0) += blocks;
+      rise(end - n) -= blocks;
+    }
+    run_ports_ |= 1ull << p;
   }
   void message(Rank from, Rank to, double blocks, int hops) {
     touch(from);
@@ -47,6 +84,7 @@ class RoundLoad {
   }
   /// The round's cost; the loads start again from zero.
   RoundCost finish() {
+    if (run_ports_) sum_runs();
     for (std::size_t l : touched_links_) link_[l] = 0;
     for (std::size_t r : touched_ranks_) {
       recv_[r] = 0;
@@ -58,6 +96,28 @@ class RoundLoad {
   }
 
  private:
+  /// Each line of an axis with runs: its links' loads, links and runs
+  /// together, into the round's most; the rises back to zero. O(P) a port.
+  void sum_runs() {
+    const Torus& t = *torus_;
+    for (Port p = 0; p < ports_; ++p) {
+      if (!((run_ports_ >> p) & 1u)) continue;
+      const int a = port_axis(p), n = t.dim(a);
+      const Rank stride = t.stride(a);
+      double& most = k_ > 1 && a == node_axis_ ? cost_.node_blocks : cost_.link_blocks;
+      // A line: base + x·stride, base = outer·n·stride + inner (inner < stride).
+      for (Rank outer = 0; outer < t.size(); outer += static_cast<Rank>(n) * stride)
+        for (Rank base = outer; base < outer + stride; ++base) {
+          double load = 0;
+          for (int x = 0; x < n; ++x) {
+            const auto l = static_cast<std::size_t>((base + static_cast<Rank>(x) * stride) * ports_ + p);
+            load += std::exchange(rise_[l], 0.0);
+            most = std::max(most, load + link_[l]);
+          }
+        }
+    }
+    run_ports_ = 0;
+  }
   void touch(Rank r) {
     const auto i = static_cast<std::size_t>(r);
     if (sends_[i] == 0 && recvs_[i] == 0) touched_ranks_.push_back(i);
@@ -68,6 +128,10 @@ class RoundLoad {
   std::vector<int> sends_, recvs_;
   std::vector<std::size_t> touched_links_, touched_ranks_;
   RoundCost cost_;
+  static constexpr int kShortRun = 8;
+  const Torus* torus_ = nullptr;
+  std::vector<double> rise_;         ///< run(): the change of load from the link before on its line
+  unsigned long long run_ports_ = 0;  ///< the ports that have runs this round
 };
 
 }  // namespace torusgather
