@@ -134,7 +134,7 @@ void GossipBuilder::call_line(Rank from, Port port, int hops, const std::vector<
 namespace {
 
 /// Set bits of x, inline: without -mpopcnt __builtin_popcountll is a call
-/// into libgcc, a tenth of auto's decision on 2x512.
+/// into libgcc for every word.
 inline int ones(std::uint64_t x) {
   x = x - ((x >> 1) & 0x5555555555555555ull);
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);

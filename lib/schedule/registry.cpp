@@ -103,9 +103,10 @@ std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   std::string why;
   if (n.active_axes().size() >= 2) {
     DimRingsSchedule::parse(picked, n, &p, &why);
-    const double picked_cost = DimRingsSchedule::model_cost(n, p, c.r, q);
+    const double picked_cost = DimRingsSchedule::model_cost(n, p, c.r, q, c.inject_ratio);
     if (DimRingsSchedule::balanced_floor(n, c.r) < picked_cost / 1.05 &&
-        DimRingsSchedule::model_cost(n, DimRingsParams{0, false, false, true}, c.r, q) < picked_cost / 1.05)
+        DimRingsSchedule::model_cost(n, DimRingsParams{0, false, false, true}, c.r, q, c.inject_ratio) <
+            picked_cost / 1.05)
       picked = DimRingsSchedule::to_string(DimRingsSchedule::streams_variant(n, c.r, q, c.inject_ratio));
   }
   if (!c.cost || !NodeSlicedSchedule::overlap_not_applicable(t).empty()) return picked;
