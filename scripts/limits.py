@@ -28,10 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # "1ns" stands for no per-message overhead (smpi-torus.sh takes no zero).
 NODE_MEMORY = ("node memory 1000 GB/s", ["--node-bw", "1000GBps"])
 NO_OVERHEAD = ("overhead 1 ns", ["--overhead", "1ns"])
-BOTH = ("node memory 1000 GB/s, overhead 1 ns", ["--node-bw", "1000GBps", "--overhead", "1ns"])
 CASES = [
-    ("tofud", "2x2x4x2x3x2", 4, "node-dim-rings", 65536, NODE_MEMORY),
-    ("tofud", "2x2x4x2x3x2", 4, "node-dim-rings", 65536, BOTH),
     ("tofud-mesh", "2x2x4mx2x3x2", 4, "node-dim-rings", 65536, NODE_MEMORY),
     ("tpu-v4", "8x8x8", 1, "dim-rings", 65536, NO_OVERHEAD),
     ("tpu-v4", "4x4x8", 4, "node-dim-rings", 65536, NO_OVERHEAD),
