@@ -89,8 +89,10 @@ bool strip_overlap(std::string* text) {
 /// node-dim-rings: the node torus's variant as dim-rings' best() picks it
 /// without balanced, a round's link carrying the k slices (r / k), or
 /// balanced streams (with snakes where cheaper) where they are 5 % cheaper
-/// at this r. The k slices share the node's injection limit alike, so the
-/// limit weighs against one slice's links as against the node's. The node
+/// at this r with the node's injection limit (where the limit binds,
+/// balancing the links gains nothing). The k slices share the limit
+/// alike, so it weighs against one slice's links as against the node's.
+/// The node
 /// ring overlaps the inner rounds where the cost model (the context's
 /// cost) finds that 5 % cheaper: it hides the ring's transfers behind the
 /// network's and adds messages to every round, both of which the model
