@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <map>
 #include <mutex>
@@ -88,13 +89,23 @@ std::vector<long long> ring_steps_of(int n, const RingParams& p) {
 
 }  // namespace
 
-StepCost BridgeheadSchedule::ring_floor(int n, const RingParams& p) {
-  thread_local std::map<std::pair<int, int>, StepCost> gathered;  // phases 1 and 2 per (n, a)
-  auto [it, fresh] = gathered.try_emplace(std::make_pair(n, p.a));
+namespace {
+
+/// Phases 1 and 2 of circgos(n, a, ·), exactly.
+const StepCost& gathered(int n, int a) {
+  thread_local std::map<std::pair<int, int>, StepCost> known;
+  auto [it, fresh] = known.try_emplace(std::make_pair(n, a));
   if (fresh)
-    for (long long size : gather_steps(n, p.a)) it->second = StepCost{it->second.steps + 1, it->second.blocks + size};
-  const auto [steps, blocks] = chain_floor(n, p.a, p.b, p.k);
-  return StepCost{it->second.steps + steps, it->second.blocks + blocks};
+    for (long long size : gather_steps(n, a)) it->second = StepCost{it->second.steps + 1, it->second.blocks + size};
+  return it->second;
+}
+
+}  // namespace
+
+StepCost BridgeheadSchedule::ring_floor(int n, const RingParams& p, bool pipelines) {
+  const StepCost& g = gathered(n, p.a);
+  const auto [steps, blocks] = pipelines ? pipelines_floor(n, p.a, p.b, p.k) : chain_floor(n, p.a, p.b, p.k);
+  return StepCost{g.steps + steps, g.blocks + blocks};
 }
 
 StepCost BridgeheadSchedule::ring_cost(int n, const RingParams& p, long long unit) {
@@ -139,8 +150,16 @@ std::vector<RingParams> BridgeheadSchedule::best(const Torus& torus, double r) {
         }
     }
     const RingParams approach1{n, 2, 1};
+    // Before a candidate's cost is worked out, its pipelines' floor: where
+    // that is already past the best found, so is the cost, and the floor
+    // stands in for it (it cannot win or tie).
+    double best_found = std::numeric_limits<double>::infinity();
     out.push_back(least_first(approach1, options, [&](const RingParams& p) {
+      const StepCost floor = ring_floor(n, p, true);
+      if (const double at = StepCost{floor.steps, floor.blocks * unit}.at(r); at > best_found)
+        return std::make_pair(at, floor.steps);
       const StepCost c = ring_cost(n, p, unit);
+      best_found = std::min(best_found, c.at(r));
       return std::make_pair(c.at(r), c.steps);
     }));
     unit *= n;

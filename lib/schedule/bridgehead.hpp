@@ -65,9 +65,10 @@ class BridgeheadSchedule final : public Schedule {
   /// Lemma 5 step by step: each step's largest message, ranks holding one block.
   static std::vector<long long> ring_steps(int n, const RingParams& p);
   /// At most ring_cost(n, p, 1), in O(1) per candidate of a search: phases 1
-  /// and 2 exactly, phase 3's floor (ring_gossip::chain_floor). The searches
-  /// skip a candidate whose floor already costs more than their best.
-  static StepCost ring_floor(int n, const RingParams& p);
+  /// and 2 exactly, phase 3's floor (ring_gossip::chain_floor; with
+  /// `pipelines`, the tighter ring_gossip::pipelines_floor, O(rounds)). The
+  /// searches skip a candidate whose floor already costs more than their best.
+  static StepCost ring_floor(int n, const RingParams& p, bool pipelines = false);
   /// The coloured schedule's steps and largest messages in units of s/d
   /// (one colour's part): its time is steps·r + blocks/d in units of sβ.
   static StepCost coloured_cost(const Torus& torus, const std::vector<RingParams>& params);

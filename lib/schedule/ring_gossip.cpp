@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -259,6 +260,11 @@ struct SearchMemo::Tables {
   std::unordered_map<GapKey, Streams, GapHash> streams;
   std::map<std::tuple<int, int, int>, HeadRounds> heads;
   std::map<std::pair<int, int>, Phase1> phase1;
+  /// (n, a, b): each round of phase 3, the inserted counts of its gaps > 1.
+  std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> inserted;
+  std::tuple<int, int, int> inserted_key{-1, -1, -1};  ///< the last asked for: the searches ask k by k
+  const std::vector<std::vector<int>>* inserted_last = nullptr;
+  std::vector<std::vector<long long>> lemma5;  ///< [t][k]: chain_steps(t, k), 0 where not yet known
 };
 
 namespace {
@@ -465,6 +471,51 @@ long long phase3_rounds(int n, int a, int b) {
   return rounds_of_phase3(active_tables ? *active_tables : local, n, a, b);
 }
 
+namespace {
+
+/// Each round of phase 3 on circgos(n, a, b), the inserted counts of its
+/// gaps (each distinct count once): a round cuts a gap of g into gaps of
+/// floor(g/b) and ceil(g/b).
+const std::vector<std::vector<int>>& inserted_per_round(SearchMemo::Tables& memo, int n, int a, int b) {
+  const auto key = std::make_tuple(n, a, b);
+  if (memo.inserted_last && memo.inserted_key == key) return *memo.inserted_last;
+  auto [it, fresh] = memo.inserted.try_emplace(key);
+  memo.inserted_key = key;
+  memo.inserted_last = &it->second;
+  if (!fresh) return it->second;
+  std::set<int> widths;
+  for (const int g : gaps(phase1_of(memo, n, a).heads, n))
+    if (g > 1) widths.insert(g);
+  while (!widths.empty()) {
+    std::set<int> counts, next;
+    for (const int g : widths) {
+      counts.insert(inserted_count(g, b));
+      int last = 0;
+      for_each_inserted(g, b, [&](int off) {
+        if (off - last > 1) next.insert(off - last);
+        last = off;
+      });
+      if (g - last > 1) next.insert(g - last);
+    }
+    it->second.emplace_back(counts.begin(), counts.end());
+    widths.swap(next);
+  }
+  return it->second;
+}
+
+/// chain_steps(t, k), remembered in the search's tables.
+long long lemma5_steps(SearchMemo::Tables& memo, int t, int k) {
+  auto& row = memo.lemma5;
+  if (row.size() <= static_cast<std::size_t>(t)) row.resize(static_cast<std::size_t>(t) + 1);
+  auto& col = row[static_cast<std::size_t>(t)];
+  if (col.size() <= static_cast<std::size_t>(k)) col.resize(static_cast<std::size_t>(k) + 1, 0);
+  long long& steps = col[static_cast<std::size_t>(k)];
+  if (steps == 0) steps = chain_steps(t, k) + 1;  // stored + 1: 0 marks unknown
+  return steps - 1;
+}
+
+}  // namespace
+
 std::pair<long long, long long> chain_floor(int n, int a, int b, int k) {
   SearchMemo::Tables local;
   SearchMemo::Tables& memo = active_tables ? *active_tables : local;
@@ -478,6 +529,24 @@ std::pair<long long, long long> chain_floor(int n, int a, int b, int k) {
   const long long per_step = std::max(1LL, static_cast<long long>(n / k) - longest);
   const long long blocks = std::max(steps * per_step, (n - longest + 1) / 2LL);
   return {rounds * steps, rounds * blocks};
+}
+
+std::pair<long long, long long> pipelines_floor(int n, int a, int b, int k) {
+  SearchMemo::Tables local;
+  SearchMemo::Tables& memo = active_tables ? *active_tables : local;
+  const int longest = phase1_of(memo, n, a).longest_run;
+  if (n / k <= longest) return chain_floor(n, a, b, k);
+  // A packet is longer than any run, so no call carries nothing and a
+  // round keeps every step of its longest pipeline (Lemma 5's count).
+  const long long per_step = static_cast<long long>(n / k) - longest, spread = (n - longest + 1) / 2LL;
+  long long all_steps = 0, all_blocks = 0;
+  for (const auto& counts : inserted_per_round(memo, n, a, b)) {
+    long long most = 0;
+    for (const int t : counts) most = std::max(most, lemma5_steps(memo, t, k));
+    all_steps += most;
+    all_blocks += std::max(most * per_step, spread);
+  }
+  return {all_steps, all_blocks};
 }
 
 }  // namespace ring_gossip

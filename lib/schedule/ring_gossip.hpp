@@ -88,6 +88,11 @@ long long phase3_rounds(int n, int a, int b);
 /// (one per stream) a step, and every step carries a packet less the
 /// callee's run. O(1) once the search memo knows (n, a).
 std::pair<long long, long long> chain_floor(int n, int a, int b, int k);
+/// At most the same, and at least chain_floor: where a packet is longer
+/// than any phase-1 run no call is dropped, and each round keeps every
+/// step of its longest pipeline (Lemma 5's count). O(rounds) once the
+/// search memo knows (n, a, b).
+std::pair<long long, long long> pipelines_floor(int n, int a, int b, int k);
 
 }  // namespace ring_gossip
 }  // namespace torusgather

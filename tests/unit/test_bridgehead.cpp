@@ -144,6 +144,10 @@ TEST(Bridgehead, RingFloorNeverExceedsTheCost) {
           const StepCost floor = BridgeheadSchedule::ring_floor(n, p), cost = BridgeheadSchedule::ring_cost(n, p, 1);
           ASSERT_LE(floor.steps, cost.steps) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
           ASSERT_LE(floor.blocks, cost.blocks) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          const StepCost pipelines = BridgeheadSchedule::ring_floor(n, p, true);
+          ASSERT_LE(floor.steps, pipelines.steps) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          ASSERT_LE(pipelines.steps, cost.steps) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          ASSERT_LE(pipelines.blocks, cost.blocks) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
           ++checked;
         }
   EXPECT_GT(checked, 20000);
@@ -158,6 +162,10 @@ TEST(Bridgehead, RingFloorNeverExceedsTheCost) {
           const StepCost floor = BridgeheadSchedule::ring_floor(n, p), cost = BridgeheadSchedule::ring_cost(n, p, 1);
           ASSERT_LE(floor.steps, cost.steps) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
           ASSERT_LE(floor.blocks, cost.blocks) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          const StepCost pipelines = BridgeheadSchedule::ring_floor(n, p, true);
+          ASSERT_LE(floor.steps, pipelines.steps) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          ASSERT_LE(pipelines.steps, cost.steps) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
+          ASSERT_LE(pipelines.blocks, cost.blocks) << "n=" << n << " " << BridgeheadSchedule::to_string({p});
         }
     }
 }
