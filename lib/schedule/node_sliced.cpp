@@ -134,8 +134,25 @@ Torus NodeSlicedSchedule::node_torus(const Torus& t) {
   return Torus(dims, t.two_link_axes(), t.open_axes());
 }
 
+std::vector<Rank> NodeSlicedSchedule::line_positions(const Torus& n) {
+  std::vector<Rank> out{0};
+  for (int a = 0; a < n.ndims(); ++a) {
+    if (!n.open(a)) continue;
+    const std::size_t before = out.size();
+    for (int x = 1; x < n.dim(a); ++x)
+      for (std::size_t i = 0; i < before; ++i) out.push_back(out[i] + x * n.stride(a));
+  }
+  return out;
+}
+
 std::string NodeSlicedSchedule::overlap_not_applicable(const Torus& t) {
-  if (node_torus(t).open_axes() != 0) return "an open axis: the nodes' inner programs differ";
+  Rank positions = 1;
+  const Torus n = node_torus(t);
+  for (int a = 0; a < n.ndims(); ++a)
+    if (n.open(a)) positions *= n.dim(a);
+  if (positions > kMaxLinePositions)
+    return "more than " + std::to_string(kMaxLinePositions) +
+           " nodes along the open axes together: each one's inner program would be stepped through";
   return {};
 }
 
@@ -158,7 +175,8 @@ NodeSlicedSchedule::NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Sched
   rounds_ = formula_rounds(inner_->rounds(), k_);
   if (!overlap_) return;
   if (std::string why = overlap_not_applicable(torus); !why.empty()) throw std::invalid_argument(why);
-  // Node 0's inner receives, round by round: every node's are alike.
+  // Every node's inner receives, round by round, for one node per line
+  // position of the open axes: along a closed axis every node's are alike.
   const Torus& n = inner_->torus();
   const auto blocks_of = [&n](const Transfer& x) {
     double b = x.piece.share();
@@ -167,33 +185,41 @@ NodeSlicedSchedule::NodeSlicedSchedule(const Torus& torus, std::unique_ptr<Sched
     return b;
   };
   const long long inner_rounds = inner_->rounds();
+  node_rounds_.assign(static_cast<std::size_t>(rounds_), NodeRound{});
   std::vector<std::vector<Transfer>> received(static_cast<std::size_t>(inner_rounds) + 1);
-  auto program = inner_->program(0);
-  RoundOps ops;
-  for (long long r = 1; r <= inner_rounds; ++r) {
-    program->next_round(ops);
-    received[static_cast<std::size_t>(r)] = ops.recvs;
-  }
-  node_rounds_.resize(static_cast<std::size_t>(rounds_));
   std::vector<int> per_colour(static_cast<std::size_t>(colours()));
-  for (long long r = 1; r <= rounds_; ++r) {
-    NodeRound& out = node_rounds_[static_cast<std::size_t>(r - 1)];
-    std::fill(per_colour.begin(), per_colour.end(), 0);
+  for (const Rank node : line_positions(n)) {
+    auto program = inner_->program(node);
+    RoundOps ops;
+    for (long long r = 1; r <= inner_rounds; ++r) {
+      program->next_round(ops);
+      received[static_cast<std::size_t>(r)] = ops.recvs;
+    }
     const auto received_at = [&received](long long t) -> const std::vector<Transfer>& {
       return received[static_cast<std::size_t>(t)];
     };
-    for_each_ring_set(*this, 0, r, received_at, [&](int, bool both_ways, const Transfer& x) {
-      if (++per_colour[x.piece.colour] > Transfer::kMaxSeq + 1)
-        throw std::invalid_argument("overlap: more than " + std::to_string(Transfer::kMaxSeq + 1) +
-                                    " messages of a colour on a node link in a round");
-      const int ways = both_ways ? 2 : 1;
-      const double b = blocks_of(x);
-      out.messages += 1;
-      out.blocks += b;
-      out.sends += ways;
-      out.recvs += ways;
-      out.recv_blocks += ways * b;
-    });
+    for (long long r = 1; r <= rounds_; ++r) {
+      NodeRound here;
+      std::fill(per_colour.begin(), per_colour.end(), 0);
+      for_each_ring_set(*this, node, r, received_at, [&](int, bool both_ways, const Transfer& x) {
+        if (++per_colour[x.piece.colour] > Transfer::kMaxSeq + 1)
+          throw std::invalid_argument("overlap: more than " + std::to_string(Transfer::kMaxSeq + 1) +
+                                      " messages of a colour on a node link in a round");
+        const int ways = both_ways ? 2 : 1;
+        const double b = blocks_of(x);
+        here.messages += 1;
+        here.blocks += b;
+        here.sends += ways;
+        here.recvs += ways;
+        here.recv_blocks += ways * b;
+      });
+      NodeRound& out = node_rounds_[static_cast<std::size_t>(r - 1)];
+      out.messages = std::max(out.messages, here.messages);
+      out.blocks = std::max(out.blocks, here.blocks);
+      out.sends = std::max(out.sends, here.sends);
+      out.recvs = std::max(out.recvs, here.recvs);
+      out.recv_blocks = std::max(out.recv_blocks, here.recv_blocks);
+    }
   }
 }
 

@@ -34,10 +34,15 @@ class NodeSlicedSchedule final : public Schedule {
   /// Empty if it applies: at least 2 axes, the last of side k >= 2 and at
   /// least 2 nodes.
   static std::string not_applicable(const Torus& torus);
-  /// Empty if the node ring can overlap the inner rounds: every node's
-  /// inner program then moves the same counts (no open axis), which the
-  /// claims and the cost model read off node 0's.
+  /// Empty if the node ring can overlap the inner rounds. Its claims and
+  /// cost are read off the inner programs of line_positions(), at most
+  /// kMaxLinePositions of them.
   static std::string overlap_not_applicable(const Torus& torus);
+  /// One node of the node torus `n` per combination of coordinates on its
+  /// open axes, 0 on the others: along a closed axis every node's inner
+  /// program moves the same counts, along an open one they differ.
+  static std::vector<Rank> line_positions(const Torus& n);
+  static constexpr Rank kMaxLinePositions = 4096;
   /// The inner schedule's rounds plus floor(k/2).
   static long long formula_rounds(long long inner_rounds, int k) { return inner_rounds + k / 2; }
 
@@ -65,8 +70,8 @@ class NodeSlicedSchedule final : public Schedule {
   /// even ring's last level runs towards +axis only, overlapped.
   int levels() const { return k_ / 2; }
 
-  /// The node ring's share of one round of every rank (overlapped: the
-  /// same on every rank, from node 0's inner program).
+  /// The node ring's share of one round, each field the most of any rank
+  /// (from the inner programs of line_positions()).
   struct NodeRound {
     int messages = 0;       ///< on the busiest node link direction
     double blocks = 0;      ///< on the busiest node link direction, in units of s
