@@ -42,7 +42,9 @@ class NodeSlicedSchedule final : public Schedule {
   /// open axes, 0 on the others: along a closed axis every node's inner
   /// program moves the same counts, along an open one they differ.
   static std::vector<Rank> line_positions(const Torus& n);
-  static constexpr Rank kMaxLinePositions = 4096;
+  /// Each is stepped through when the schedule is built, which auto does
+  /// per block size: more would take the decision past milliseconds.
+  static constexpr Rank kMaxLinePositions = 64;
   /// The inner schedule's rounds plus floor(k/2).
   static long long formula_rounds(long long inner_rounds, int k) { return inner_rounds + k / 2; }
 
