@@ -89,7 +89,7 @@ bool strip_overlap(std::string* text) {
 /// node-dim-rings: the node torus's variant as dim-rings' best() picks it
 /// without balanced, a round's link carrying the k slices (r / k), or
 /// balanced streams (with snakes where cheaper) where they are 5 % cheaper
-/// at this r with the node's injection limit (where the limit binds,
+/// at that r / k with the node's injection limit (where the limit binds,
 /// balancing the links gains nothing). The k slices share the limit
 /// alike, so it weighs against one slice's links as against the node's.
 /// The node
@@ -105,11 +105,11 @@ std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   std::string why;
   if (n.active_axes().size() >= 2) {
     DimRingsSchedule::parse(picked, n, &p, &why);
-    const double picked_cost = DimRingsSchedule::model_cost(n, p, c.r, q, c.inject_ratio);
-    if (DimRingsSchedule::balanced_floor(n, c.r) < picked_cost / 1.05 &&
-        DimRingsSchedule::model_cost(n, DimRingsParams{0, false, false, true}, c.r, q, c.inject_ratio) <
+    const double picked_cost = DimRingsSchedule::model_cost(n, p, r, q, c.inject_ratio);
+    if (DimRingsSchedule::balanced_floor(n, r) < picked_cost / 1.05 &&
+        DimRingsSchedule::model_cost(n, DimRingsParams{0, false, false, true}, r, q, c.inject_ratio) <
             picked_cost / 1.05)
-      picked = DimRingsSchedule::to_string(DimRingsSchedule::streams_variant(n, c.r, q, c.inject_ratio));
+      picked = DimRingsSchedule::to_string(DimRingsSchedule::streams_variant(n, r, q, c.inject_ratio));
   }
   if (!c.cost || !NodeSlicedSchedule::overlap_not_applicable(t).empty()) return picked;
   DimRingsSchedule::parse(picked, n, &p, &why);
