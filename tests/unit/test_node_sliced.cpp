@@ -81,6 +81,22 @@ TEST(NodeSliced, BalancedWeighedWithTheInjectionLimit) {
   EXPECT_TRUE(inner_balanced(0));
 }
 
+// The balanced streams are weighed against the picked variant with the
+// r / k that picked it (each link carries the node's k slices): on gemini's
+// 4x4x8 routers x 4 at 64 KiB (the lab's measured figures) they are taken.
+TEST(NodeSliced, BalancedWeighedAtTheSlicesR) {
+  BuildContext c;
+  c.node_ranks = 4;
+  c.r = 1.11e-6 / (65536 * 0.213e-9);  // alpha / (s beta)
+  c.overhead_ratio = 0.5 / 1.11;
+  c.inject_ratio = 33.4 / 4.7;  // the limit in links' bandwidth
+  std::string why;
+  const auto s = try_build(*find_algorithm("node-dim-rings"), Torus({4, 4, 8, 4}), &why, c);
+  ASSERT_NE(s, nullptr) << why;
+  const auto& inner = static_cast<const DimRingsSchedule&>(static_cast<const NodeSlicedSchedule&>(*s).inner());
+  EXPECT_TRUE(inner.params().balanced);
+}
+
 // Overlapped, the node ring passes on in every round what the inner rounds
 // delivered the round before: complete on every rank in the same rounds,
 // every block once, each rank's node links carrying what node_rounds()
