@@ -8,7 +8,8 @@
 #                 PMPI preload, install + consumer, valgrind subset, SimGrid
 #       mpich     build-mpich/: the MPI tests built and run with MPICH, at <= 6 ranks
 #                 (Allgatherv and persistent: 1, 2 and 4 ranks)
-#       sanitize  build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer,
+#       sanitize  build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer (the six
+#                 longest unit tests under it in the openmpi suite only),
 #                 unit tests and the MPI tests at <= 6 ranks
 #   ./scripts/test.sh --full   every test of every suite (about 22 minutes): adds
 #                 the proofs at 10^6 ranks, lee-code on 49x49x49, the every-shape
@@ -48,10 +49,14 @@ if [ $full -eq 1 ]; then
   skip_tier=()
   small_ranks="1;2;3;4;6;8"
   family_ranks="1;2;3;4;6;8"
+  asan_heavy=""
 else
   skip_tier=(-LE 'full|wide')
   small_ranks="1;2;3;4;6"
   family_ranks="1;2;4"
+  # The longest unit tests under the sanitizers (20-60 s each here): in the
+  # default tier they run in the openmpi suite only, for the CI's time.
+  asan_heavy='|ClosedForm.(OpenAxes|CubgosFromOneLinePerRound|TorusBruckWithANodeAxis|BridgeheadFromItsRings)|TorusBruck.FarFirstDeliversOnEveryRadix|Bridgehead.FormulaMatchesTheSimulator'
 fi
 
 for suite in $suites; do
@@ -99,7 +104,7 @@ for suite in $suites; do
       # bridgehead-coloured on 8000 ranks (a minute under ASan; the unit
       # tests run its code under ASan): the openmpi suite's, for the CI's time.
       run_ctest build-asan "${skip_tier[@]}" \
-        -E 'pmpi.python|robustness.leak|consumer|install|tg-plan.lee-code.49x49x49|tg-plan.20x20x20.bridgehead-coloured|(allgatherv|persistent)-node-axis' \
+        -E "pmpi.python|robustness.leak|consumer|install|tg-plan.lee-code.49x49x49|tg-plan.20x20x20.bridgehead-coloured|(allgatherv|persistent)-node-axis$asan_heavy" \
         || failed+=("$suite")
       ;;
     *)
