@@ -8,7 +8,7 @@
 #                 PMPI preload, install + consumer, valgrind subset, SimGrid
 #       mpich     build-mpich/: the MPI tests built and run with MPICH, at <= 6 ranks
 #                 (Allgatherv and persistent: 1, 2 and 4 ranks)
-#       sanitize  build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer (the six
+#       sanitize  build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer (the eight
 #                 longest unit tests under it in the openmpi suite only),
 #                 unit tests and the MPI tests at <= 6 ranks
 #   ./scripts/test.sh --full   every test of every suite (about 22 minutes): adds
@@ -54,9 +54,9 @@ else
   skip_tier=(-LE 'full|wide')
   small_ranks="1;2;3;4;6"
   family_ranks="1;2;4"
-  # The longest unit tests under the sanitizers (20-60 s each here): in the
+  # The longest unit tests under the sanitizers (16-60 s each here): in the
   # default tier they run in the openmpi suite only, for the CI's time.
-  asan_heavy='|ClosedForm.(OpenAxes|CubgosFromOneLinePerRound|TorusBruckWithANodeAxis|BridgeheadFromItsRings)|TorusBruck.FarFirstDeliversOnEveryRadix|Bridgehead.FormulaMatchesTheSimulator'
+  asan_heavy='|ClosedForm.(OpenAxes|CubgosFromOneLinePerRound|TorusBruckWithANodeAxis|BridgeheadFromItsRings)|TorusBruck.FarFirstDeliversOnEveryRadix|Bridgehead.FormulaMatchesTheSimulator|Unprofiled.BoundHoldsAndTheCandidateIsBehind|BridgeheadColoured.VerifiedOnEveryShape'
 fi
 
 for suite in $suites; do
