@@ -71,7 +71,6 @@ void ring_phase3(GossipBuilder& builder, int n, const RingParams& p) {
   }
 }
 
-
 /// Phase 2's calls without the holdings: in step j bridgehead h has the
 /// segments h - j .. h + j, so it sends segment h - j on and h + j back
 /// (ring_phase2's calls). In the last step of an even a both reach the
