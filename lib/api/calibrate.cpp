@@ -208,16 +208,17 @@ Machine measure(MPI_Comm comm, const Torus& t, int node_ranks, bool shared, doub
   m.beta = std::max(1e-13, *raw_beta);
   if (!shared) {
     // The injection limit: the ranks of rank 0's node swap large messages
-    // with all their network neighbours at once. Where the time per byte
-    // grows faster than one link's, the node cannot drive all its links both
-    // ways at full rate.
+    // with all their network neighbours at once. Each link then carries the
+    // node's k ranks' messages: where the time per byte grows faster than k
+    // times one link's, the node cannot drive all its links both ways at
+    // full rate.
     std::size_t links = 0;
     const double a = exchange(comm, t, node_ranks, kLargeBytes, kRepetitions / 4, &links);
     const double b = exchange(comm, t, node_ranks, kLargerBytes, kRepetitions / 4, &links);
     const double slope = (b - a) / (kLargerBytes - kLargeBytes);
     // Bytes through the node per byte of one message: in and out, k ranks.
     const auto through = static_cast<double>(2 * links * static_cast<std::size_t>(node_ranks));
-    if (links > 1 && slope > 1.05 * m.beta) m.inject_beta = slope / through;
+    if (links > 1 && slope > 1.05 * node_ranks * m.beta) m.inject_beta = slope / through;
   }
   m.alpha = std::max(1e-9, small - kSmallBytes * m.beta);
   m.delta = std::max(0.0, far - small);
