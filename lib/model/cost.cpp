@@ -110,6 +110,16 @@ double predict(const CostProfile& profile, const Machine& m, double block_bytes)
   return t;
 }
 
+void spread_streams(CostProfile* p, double fluid_blocks, double share) {
+  if (!(fluid_blocks > 0)) return;
+  double received = 0;
+  for (const auto& [times, r] : p->runs) received += static_cast<double>(times) * r.recv_blocks;
+  for (auto& [times, r] : p->runs) {
+    r.link_blocks = received > 0 ? share * fluid_blocks * r.recv_blocks / received : 0;
+    r.node_blocks = 0;
+  }
+}
+
 namespace {
 
 /// A node-sliced schedule: its inner schedule's rounds with each link
@@ -219,6 +229,7 @@ CostProfile profile(const Schedule& s, long long step_limit, const Torus* physic
     c.streams = s.independent_colours();
     out.add(c);
   }
+  spread_streams(&out, s.streams_link_blocks(), node_ranks);
   return out;
 }
 

@@ -82,6 +82,11 @@ struct Machine {
 /// N its transfer term: the streams' rounds overlap.
 double predict(const CostProfile& profile, const Machine& m, double block_bytes);
 
+/// Streams (Schedule::streams_link_blocks): each round's link term becomes
+/// its share of the fluid time, as the round receives, the network link
+/// carrying `share` ranks' (a node's); the node axis is among the fluid's links.
+void spread_streams(CostProfile* profile, double fluid_blocks, double share);
+
 /// Steps through every round of every rank and records its RoundCost
 /// (O(P · rounds · messages)) on the physical torus: calls between ranks
 /// that are not torus neighbours take the dimension-order route (what the

@@ -217,6 +217,10 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
     }
     colours_ = static_cast<int>(orders_.size());
     fluid_blocks_ = fluid_time(torus, orders_, weights);
+  } else if (colours_ > 1 && !in_step_) {
+    // Streams of equal pieces drift apart where their phases differ in
+    // length: their links' time is the fluid model's, not the rounds' sum.
+    fluid_blocks_ = fluid_time(torus, orders_, std::vector<double>(orders_.size(), 1.0 / colours_), whole_);
   }
   // Every colour's rings cover the same sides (and planes) in another order.
   for (const Ring& ring : orders_.front()) rounds_ += ring.steps(torus);
@@ -386,8 +390,14 @@ bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRin
 
 double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v, double r, double q, double inject) {
   const DimRingsSchedule s(torus, v);
-  const bool streams = s.independent_colours() && !s.params().balanced;
-  double total = 0, moved = 0;
+  const bool streams = s.independent_colours();
+  // Per round: the busiest rank's messages and blocks, the busiest link's blocks.
+  struct Round {
+    RankMost most;
+    double link;
+  };
+  std::vector<Round> rounds;
+  double received = 0;
   long long current = 0;
   std::vector<ColourStep> steps;
   std::vector<double> dir[2];
@@ -395,15 +405,9 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
     double link = 0;
     for (std::size_t a = 0; a < dir[0].size(); ++a)
       link = std::max(link, ColourStep::busiest(torus, dir, a));
-    const RankMost most = most_per_rank(steps);
-    if (most.sends > 0 && streams) {
-      // As predict() prices a streams round: its start-up, then the longer
-      // of its overheads and its transfers, and part of the shorter.
-      const double net = std::max(link, inject > 0 ? most.moved_blocks / inject : 0.0);
-      total += streams_round(std::max(0.0, r * (1 - 2 * q)), q * r * (most.sends + most.recvs), net);
-    } else if (most.sends > 0) {
-      total += r * (1 + q * (most.sends + most.recvs - 2.0)) + (s.params().balanced ? 0 : link);
-      moved += most.moved_blocks;
+    if (const RankMost most = most_per_rank(steps); most.sends > 0) {
+      rounds.push_back({most, link});
+      received += most.recv_blocks;
     }
     steps.clear();
     for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
@@ -418,10 +422,30 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
     step.add_load(dir);
   });
   flush();
-  // Balanced streams: the links' time from the fluid model, or the
-  // limiter's, the rounds' start-up as if they were in step. (Other streams
-  // have charged the limiter round by round.)
-  return total + std::max(s.fluid_blocks(), inject > 0 ? moved / inject : 0.0);
+  double total = 0, moved = 0;
+  for (const Round& x : rounds) moved += x.most.moved_blocks;
+  // Streams: their time in the fluid model, links and injection limit
+  // together, spread over the rounds as they receive.
+  const double fluid = streams ? s.fluid_blocks(inject) : 0;
+  for (const Round& x : rounds) {
+    if (streams) {
+      // As predict() prices a streams round: its start-up, then the longer
+      // of its overheads and its transfers, and part of the shorter.
+      const double net = received > 0 ? fluid * x.most.recv_blocks / received : 0;
+      total += streams_round(std::max(0.0, r * (1 - 2 * q)), q * r * (x.most.sends + x.most.recvs), net);
+    } else {
+      total += r * (1 + q * (x.most.sends + x.most.recvs - 2.0)) + x.link;
+    }
+  }
+  // In step: the rounds' links, then what the limit adds.
+  return streams ? total : total + (inject > 0 ? moved / inject : 0.0);
+}
+
+double DimRingsSchedule::fluid_blocks(double inject) const {
+  if (!(fluid_blocks_ > 0) || !(inject > 0)) return fluid_blocks_;
+  std::vector<double> weights;
+  for (int c = 0; c < colours_; ++c) weights.push_back(weight(c));
+  return fluid_time_limited(torus(), orders_, weights, whole_, inject);
 }
 
 double DimRingsSchedule::balanced_floor(const Torus& torus, double r) {
@@ -478,9 +502,9 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool 
   }
   // Balanced streams take the paper's place where they are 5 % cheaper.
   if (all_network && streams && most > 1 && balanced_floor(torus, r) < paper / 1.05) {
-    const DimRingsParams v{0, false, false, true};
+    const DimRingsParams v = streams_variant(torus, r, q, inject);
     if (const double x = cost(v, 0); x < paper / 1.05) {
-      base = streams_variant(torus, r, q, inject);
+      base = v;
       paper = x;
     }
   }
@@ -500,14 +524,16 @@ std::string DimRingsSchedule::best(const Torus& torus, double r, double q, bool 
       }
   } else {
     // As streams, every colour count (and short-first's), priced with the
-    // overlap of one colour's overheads with another's transfers; the cheapest.
+    // overlap of one colour's overheads with another's transfers: the
+    // cheapest, where 5 % cheaper than the choice so far.
     for (bool whole : {false, true}) {
       for (int c = 1; c <= most; ++c) variants.push_back({c, whole, false});
       for (int c = 1; shorts && c <= longs; ++c) variants.push_back({c, whole, true});
     }
     best_cost = cost(best, best.balanced ? 0 : inject);
+    const double so_far = best_cost;
     for (const DimRingsParams& v : variants)
-      if (const double x = cost(v, inject); x < best_cost) {
+      if (const double x = cost(v, inject); x < best_cost && x < so_far / 1.05) {
         best_cost = x;
         best = v;
       }

@@ -65,9 +65,13 @@ class DimRingsSchedule final : public Schedule {
   /// unless the variant says in step.
   bool independent_colours() const override { return balanced_ || (colours_ > 1 && !in_step_); }
   Piece colour_piece(int colour) const override { return piece(colour); }
-  /// The balanced variant's time in the fluid model, in one block's time
-  /// over one link (0 for the others).
+  /// The streams' time in the fluid model (balanced, or several colours
+  /// not in step), in one block's time over one link (0 for the others).
   double fluid_blocks() const { return fluid_blocks_; }
+  double streams_link_blocks() const override { return fluid_blocks_; }
+  /// fluid_blocks() where the node passes at most `inject` links' worth in
+  /// and out together (0: no limit).
+  double fluid_blocks(double inject) const;
   int claimed_max_link_messages_per_round() const override { return max_link_messages_; }
   std::unique_ptr<RankProgram> program(Rank r) const override;
   /// A ring of n delivers everything in floor(n/2) bidirectional steps, a
@@ -148,10 +152,11 @@ class DimRingsSchedule final : public Schedule {
   /// injection limit in links (what it sends and receives together), 0 for none.
   static std::string best(const Torus& torus, double r, double q, bool all_network = true, bool streams = true,
                           double inject = 0);
-  /// The cost `best` weighs, in one block's time over one link: rounds ·
-  /// r · (1 + q · (2 · messages − 2)) plus the busiest links' blocks (the
-  /// fluid time for balanced streams, or the busiest rank's blocks in and
-  /// out over `inject` where that is longer).
+  /// The cost `best` weighs, in one block's time over one link. In step:
+  /// rounds · r · (1 + q · (2 · messages − 2)), each round's busiest link,
+  /// and what passes the node over `inject`. As streams (balanced, or
+  /// several colours): each round priced as predict() prices it, with the
+  /// fluid time (links and `inject` together) spread as the rounds receive.
   static double model_cost(const Torus& torus, const DimRingsParams& v, double r, double q, double inject = 0);
   /// Whether the balanced colours can run two open axes as a snake.
   static bool has_snake(const Torus& torus);

@@ -30,14 +30,20 @@ struct Message {
 /// 2·pair + l (a node's links on the plane, two per lane).
 class Fluid {
  public:
-  Fluid(const Torus& torus, const std::vector<AxisOrder>& orders)
+  Fluid(const Torus& torus, const std::vector<AxisOrder>& orders, bool whole_antipode)
       : colours_(orders.size()), links_(static_cast<std::size_t>(2 * torus.ndims())) {
-    // Without lanes every round sends the same towards + and -, so link
-    // 2a + 1 repeats link 2a's flows exactly: only the + side is simulated.
-    const bool lanes = std::any_of(orders.begin(), orders.end(), [](const AxisOrder& order) {
-      return std::any_of(order.begin(), order.end(), [](const Ring& ring) { return ring.pair >= 0; });
-    });
+    // Without lanes (or whole antipodes, sent towards + only) every round
+    // sends the same towards + and -, so link 2a + 1 repeats link 2a's
+    // flows exactly: only the + side is simulated.
+    const bool lanes = whole_antipode || std::any_of(orders.begin(), orders.end(), [](const AxisOrder& order) {
+                         return std::any_of(order.begin(), order.end(), [](const Ring& ring) { return ring.pair >= 0; });
+                       });
     load_.assign(links_.size(), {});
+    // What a simulated link's flows put through the node, out and in alike:
+    // twice over where the - side repeats the + side.
+    mirror_.assign(links_.size(), 1);
+    for (int a = 0; a < torus.ndims() && !lanes; ++a)
+      if (!torus.shared_link(a)) mirror_[static_cast<std::size_t>(2 * a)] = 2;
     for (const AxisOrder& order : orders) {
       rounds_.emplace_back();
       for (auto& per_colour : load_) per_colour.push_back(0);
@@ -48,11 +54,14 @@ class Fluid {
         const int a = ring.axis, n = ring.length(torus);
         const long long steps = ring.steps(torus);
         for (long long step = 1; step <= steps; ++step) {
-          const bool half = !ring.open(torus) && n % 2 == 0 && step == n / 2;
-          const double b = half ? group / 2 : group;
+          const bool antipode = !ring.open(torus) && n % 2 == 0 && step == n / 2;
+          const bool whole = antipode && whole_antipode && ring.pair < 0;
+          const double b = antipode && !whole ? group / 2 : group;
           Round r;
           // (push_back: GCC 12 warns, wrongly, of a null memmove on a list assigned here)
-          if (ring.pair >= 0) {
+          if (whole) {
+            r.messages.push_back({2 * a, b});  // one message, towards +, on a shared link too
+          } else if (ring.pair >= 0) {
             r.messages.push_back({2 * a + ring.lane, b});
             r.messages.push_back({2 * ring.pair + ring.lane, b});
           } else if (torus.shared_link(a)) {
@@ -74,6 +83,83 @@ class Fluid {
         group *= n;
       }
     }
+  }
+
+  /// The time with these weights where the node also sends and receives
+  /// at most `inject` links' worth together: every message shares its link
+  /// and the node's limit, max-min fair (each gets an equal rate until its
+  /// link or the limit is full).
+  double time_limited(const std::vector<double>& weights, double inject) {
+    struct Open {
+      std::size_t colour, link;
+      double left, rate = 0;
+    };
+    std::vector<Open> open;
+    std::vector<std::size_t> at(colours_, 0);
+    std::vector<int> pending(colours_, 0);
+    const auto start_next = [&](std::size_t c) {
+      if (!(weights[c] > 0)) return;
+      for (; at[c] < rounds_[c].size() && pending[c] == 0; ++at[c])
+        for (const Message& m : rounds_[c][at[c]].messages)
+          if (const double blocks = weights[c] * m.blocks; blocks > 0) {
+            open.push_back({c, static_cast<std::size_t>(m.link), blocks});
+            ++pending[c];
+          }
+    };
+    for (std::size_t c = 0; c < colours_; ++c) start_next(c);
+    double t = 0;
+    std::vector<double> used(links_.size());
+    std::vector<int> unfrozen(links_.size());
+    while (!open.empty()) {
+      // Progressive filling: raise every unfrozen message's rate together
+      // until a link or the limit is full; freeze those, repeat.
+      std::fill(used.begin(), used.end(), 0.0);
+      std::vector<bool> frozen(open.size(), false);
+      double through = 0;  // the node's in and out, in links
+      for (Open& o : open) o.rate = 0;
+      for (std::size_t left = open.size(); left > 0;) {
+        std::fill(unfrozen.begin(), unfrozen.end(), 0);
+        double weight = 0;
+        for (std::size_t i = 0; i < open.size(); ++i)
+          if (!frozen[i]) {
+            ++unfrozen[open[i].link];
+            weight += 2.0 * mirror_[open[i].link];
+          }
+        double step = INFINITY;
+        for (std::size_t l = 0; l < links_.size(); ++l)
+          if (unfrozen[l] > 0) step = std::min(step, (1 - used[l]) / unfrozen[l]);
+        const bool limit = inject > 0 && (inject - through) / weight <= step;
+        if (limit) step = (inject - through) / weight;
+        step = std::max(0.0, step);
+        for (std::size_t i = 0; i < open.size(); ++i)
+          if (!frozen[i]) {
+            open[i].rate += step;
+            used[open[i].link] += step;
+            through += step * 2.0 * mirror_[open[i].link];
+          }
+        for (std::size_t i = 0; i < open.size(); ++i)
+          if (!frozen[i] && (limit || used[open[i].link] >= 1 - 1e-12)) {
+            frozen[i] = true;
+            --left;
+          }
+      }
+      double dt = INFINITY;
+      for (const Open& o : open) dt = std::min(dt, o.left / o.rate);
+      t += dt;
+      std::vector<std::size_t> arrived;
+      std::size_t kept = 0;
+      for (const Open& o : open) {
+        if (o.left - dt * o.rate > 1e-12 * std::max(1.0, o.left)) {
+          open[kept] = o;
+          open[kept++].left -= dt * o.rate;
+        } else if (--pending[o.colour] == 0) {
+          arrived.push_back(o.colour);
+        }
+      }
+      open.resize(kept);
+      for (std::size_t c : arrived) start_next(c);
+    }
+    return t;
   }
 
   /// The time, in one block's time over one link, with these weights; or
@@ -179,6 +265,7 @@ class Fluid {
   std::size_t colours_;
   std::vector<std::vector<Round>> rounds_;
   std::vector<std::vector<double>> load_;  ///< [link][colour]: blocks per unit of weight
+  std::vector<int> mirror_;                ///< per link: 2 where the - side repeats it
   std::vector<double> left_;               ///< per link: blocks still to serve
   const std::vector<double>* weights_ = nullptr;
   std::vector<std::size_t> at_;
@@ -190,15 +277,21 @@ class Fluid {
 
 }  // namespace
 
-double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights) {
-  return Fluid(torus, orders).time(weights);
+double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights,
+                  bool whole_antipode) {
+  return Fluid(torus, orders, whole_antipode).time(weights);
+}
+
+double fluid_time_limited(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights,
+                          bool whole_antipode, double inject) {
+  return Fluid(torus, orders, whole_antipode).time_limited(weights, inject);
 }
 
 namespace {
 
 std::vector<long long> search_weights(const Torus& torus, const std::vector<AxisOrder>& orders, long long units) {
   const std::size_t n = orders.size();
-  Fluid fluid(torus, orders);
+  Fluid fluid(torus, orders, false);
   std::vector<double> w(n, 1.0 / static_cast<double>(n));
   const auto normalised = [](std::vector<double> v) {
     const double sum = std::accumulate(v.begin(), v.end(), 0.0);

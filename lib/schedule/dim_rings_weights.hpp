@@ -19,8 +19,16 @@ using AxisOrder = std::vector<Ring>;
 /// The time, in one block's time over one link, for the colours to finish
 /// with these weights (summing to 1): a shared link (Torus::shared_link)
 /// takes both directions, every other side has one link each way, and a
-/// lane two links of its own.
-double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights);
+/// lane two links of its own. `whole_antipode`: an even ring's last step
+/// sends the group whole towards + (DimRingsParams::whole_antipode).
+double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights,
+                  bool whole_antipode = false);
+
+/// fluid_time where the node also passes at most `inject` links' worth in
+/// and out together (0: no limit), each message sharing its link and the
+/// limit max-min fair.
+double fluid_time_limited(const Torus& torus, const std::vector<AxisOrder>& orders,
+                          const std::vector<double>& weights, bool whole_antipode, double inject);
 
 /// Weights for `orders` that make fluid_time small, in units of `units`
 /// summing to `units` (a colour may get 0). Deterministic: the same on

@@ -88,15 +88,16 @@ bool strip_overlap(std::string* text) {
 
 /// node-dim-rings: the node torus's variant as dim-rings' best() picks it
 /// without balanced, a round's link carrying the k slices (r / k), or
-/// balanced streams (with snakes where cheaper) where they are 5 % cheaper
-/// at that r / k with the node's injection limit (where the limit binds,
-/// balancing the links gains nothing). The k slices share the limit
-/// alike, so it weighs against one slice's links as against the node's.
+/// balanced streams (with snakes where the injection limit makes them
+/// cheaper) where, links alone, they are 5 % cheaper at that r / k: where
+/// the limit binds on the whole, the plain colours' busiest links still
+/// slow the phases it does not (docs/algorithms.md).
 /// The node
 /// ring overlaps the inner rounds where the cost model (the context's
 /// cost) finds that 5 % cheaper: it hides the ring's transfers behind the
 /// network's and adds messages to every round, both of which the model
 /// counts.
+constexpr double kBalancedMarginLimited = 1.10;
 std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   const Torus n = NodeSlicedSchedule::node_torus(t);
   const double q = c.overhead_ratio, r = c.r / std::max(1, c.node_ranks);
@@ -106,10 +107,12 @@ std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   if (n.active_axes().size() >= 2) {
     DimRingsSchedule::parse(picked, n, &p, &why);
     const double picked_cost = DimRingsSchedule::model_cost(n, p, r, q, c.inject_ratio);
-    if (DimRingsSchedule::balanced_floor(n, r) < picked_cost / 1.05 &&
-        DimRingsSchedule::model_cost(n, DimRingsParams{0, false, false, true}, r, q, c.inject_ratio) <
-            picked_cost / 1.05)
-      picked = DimRingsSchedule::to_string(DimRingsSchedule::streams_variant(n, r, q, c.inject_ratio));
+    const double margin = c.inject_ratio > 0 ? kBalancedMarginLimited : 1.05;
+    if (DimRingsSchedule::balanced_floor(n, r) < picked_cost / margin) {
+      const DimRingsParams v = DimRingsSchedule::streams_variant(n, r, q, c.inject_ratio);
+      if (DimRingsSchedule::model_cost(n, v, r, q, c.inject_ratio) < picked_cost / margin)
+        picked = DimRingsSchedule::to_string(v);
+    }
   }
   if (!c.cost || !NodeSlicedSchedule::overlap_not_applicable(t).empty()) return picked;
   DimRingsSchedule::parse(picked, n, &p, &why);

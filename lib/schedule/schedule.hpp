@@ -200,6 +200,10 @@ class Schedule {
   /// executor may run the colours as independent streams, each round of a
   /// colour waiting for that colour's receives only.
   virtual bool independent_colours() const { return false; }
+  /// Streams whose rounds drift apart: their links' time in a fluid model,
+  /// in one block's time over one link, which the cost profile spreads
+  /// over the rounds in place of each round's busiest link (0: none).
+  virtual double streams_link_blocks() const { return 0; }
   /// The part of every block colour c carries (before any halving).
   virtual Piece colour_piece(int colour) const {
     return Piece{static_cast<std::uint16_t>(colour), static_cast<std::uint16_t>(colours()), 0};

@@ -153,10 +153,15 @@ TEST(DimRings, ShortFirstKeepsTheLongSidesBusy) {
   EXPECT_EQ(short_first.colours(), 4);
   EXPECT_EQ(short_first.rounds(), paper.rounds());
   for (int c = 0; c < 4; ++c) EXPECT_EQ(short_first.phase_axis(c, 0), 4);  // the side of 2 first
-  // (P-1) blocks through 9 links at best: 56.8 blocks' time; the paper's
-  // rotation takes 110.7, short-first 64.75 (88 % of the bound).
+  // (P-1) blocks through 9 links at best: 56.8 blocks' time. In step, the
+  // paper's rotation takes 110.7, short-first 64.75 (88 % of the bound).
   const double bound = (bgq.size() - 1) / 9.0;
-  EXPECT_NEAR(bound / busiest_links(paper), 0.513, 0.001);
+  const DimRingsParams in_step{0, false, false, false, false, true}, short_in_step{0, false, true, false, false, true};
+  EXPECT_NEAR(bound / busiest_links(DimRingsSchedule(bgq, in_step)), 0.513, 0.001);
+  EXPECT_NEAR(bound / busiest_links(DimRingsSchedule(bgq, short_in_step)), 0.877, 0.001);
+  // As streams the paper's colours drift apart and fill some idle links
+  // (the fluid model: 89.2); short-first's phases already line up.
+  EXPECT_NEAR(bound / busiest_links(paper), 0.637, 0.001);
   EXPECT_NEAR(bound / busiest_links(short_first), 0.877, 0.001);
   // The model's choice for large blocks on that shape, and the paper's
   // where every side is equal.
@@ -259,11 +264,11 @@ TEST(DimRings, StreamsPricingPicksNearTheFastestInSimGrid) {
         picked = us;
       }
     }
-    EXPECT_LE(picked / fastest, 1.11) << name;
+    EXPECT_LE(picked / fastest, 1.10) << name;
     sum += picked / fastest - 1;
     most = std::max(most, picked / fastest - 1);
   }
-  EXPECT_LE(sum / static_cast<double>(cases.size()), 0.02) << "the worst " << most;
+  EXPECT_LE(sum / static_cast<double>(cases.size()), 0.01) << "the worst " << most;
 }
 
 // Balanced: every rotation of the axes and its reverse, weighted by the
@@ -314,6 +319,29 @@ TEST(DimRings, BalancedKeepsEveryLinkBusy) {
   EXPECT_GT(bound / balanced.fluid_blocks(), 0.96);
   EXPECT_GT(bound / busiest_links(balanced), 0.96);  // the profile carries the fluid time
   EXPECT_EQ(DimRingsSchedule::best(bgq, 0.0001, 0.5), "balanced");
+}
+
+// The fluid model of other streams: an even ring's antipode sent whole puts
+// the group on the + link (2 blocks' time on a ring of 4, against 1.5 in
+// halves); with the node's injection limit (what it sends and receives
+// together, in links) the streams share it too: at 1 link the 2 · 15 blocks
+// through it take 30, with a loose limit the links alone bound them.
+TEST(DimRings, FluidModelOfWholeAntipodesAndTheInjectionLimit) {
+  EXPECT_NEAR(fluid_time(Torus({4}), {{0}}, {1.0}), 1.5, 1e-9);
+  EXPECT_NEAR(fluid_time(Torus({4}), {{0}}, {1.0}, true), 2.0, 1e-9);
+  const Torus t({4, 4});
+  EXPECT_NEAR(fluid_time_limited(t, {{0, 1}, {1, 0}}, {0.5, 0.5}, false, 1.0), 30.0, 1e-9);
+  EXPECT_NEAR(fluid_time_limited(t, {{0, 1}, {1, 0}}, {0.5, 0.5}, true, 1.0), 30.0, 1e-9);
+  EXPECT_NEAR(fluid_time_limited(t, {{0, 1}, {1, 0}}, {0.5, 0.5}, false, 100), 15.0 / 4, 1e-9);
+  // Between the two: above both the links' time and the limit's.
+  const double mid = fluid_time_limited(t, {{0, 1}, {1, 0}}, {0.5, 0.5}, false, 8);
+  EXPECT_GE(mid, 30.0 / 8 - 1e-9);
+  EXPECT_GE(mid, 15.0 / 4 - 1e-9);
+  // A schedule of several colours as streams is priced from it.
+  const DimRingsSchedule two(t, 2, false);
+  EXPECT_NEAR(two.streams_link_blocks(), 15.0 / 4, 1e-9);
+  EXPECT_NEAR(two.fluid_blocks(1.0), 30.0, 1e-9);
+  EXPECT_EQ(DimRingsSchedule(t, DimRingsParams{2, false, false, false, false, true}).streams_link_blocks(), 0);
 }
 
 // Up to 8 colours the weights also move between colours: on 8x8x4 equal

@@ -129,7 +129,11 @@ TEST(Snake, ChosenWhereTheInjectionLimitBinds) {
   const DimRingsSchedule::RankMost most = DimRingsSchedule::most_per_rank({step});
   EXPECT_DOUBLE_EQ(most.recv_blocks, 1.0);
   EXPECT_DOUBLE_EQ(most.moved_blocks, 3.0);
-  // The limit's bound, 2 (P − 1) blocks over it: the snake's cost is at it
-  // within its rounds' start-up.
-  EXPECT_NEAR(DimRingsSchedule::model_cost(t, kSnakes, 0, q, inject), 2.0 * 383 / inject, 1e-6);
+  // The limit's bound, 2 (P − 1) blocks over it: without start-up the
+  // snake's fluid time is above it (the inner ranks pass both ways, and the
+  // last phases leave the limit part idle), and within 10 % of it, as in
+  // SimGrid (docs/algorithms.md).
+  const double cost = DimRingsSchedule::model_cost(t, kSnakes, 0, q, inject), bound = 2.0 * 383 / inject;
+  EXPECT_GT(cost, bound);
+  EXPECT_LT(cost, 1.1 * bound);
 }

@@ -51,16 +51,9 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
     step.add_load(dir);
   });
   flush();
-  if (s.params().balanced) {
-    // Balanced streams do not wait for each other's rounds: the links' time is the
-    // fluid model's, spread over the rounds as what they receive.
-    double received = 0;
-    for (const auto& [times, r] : out.runs) received += static_cast<double>(times) * r.recv_blocks;
-    for (auto& [times, r] : out.runs) {
-      r.link_blocks = received > 0 ? share * s.fluid_blocks() * r.recv_blocks / received : 0;
-      r.node_blocks = 0;
-    }
-  }
+  // Streams do not wait for each other's rounds: the links' time is the
+  // fluid model's, spread over the rounds as what they receive.
+  spread_streams(&out, s.streams_link_blocks(), share);
   return out;
 }
 
