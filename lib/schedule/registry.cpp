@@ -86,18 +86,21 @@ bool strip_overlap(std::string* text) {
   return true;
 }
 
+/// How much cheaper balanced streams must be where the node has an
+/// injection limit: the fluid model prices them too low there (tofud's
+/// nodes x 4, docs/algorithms.md).
+constexpr double kBalancedMarginLimited = 1.10;
+
 /// node-dim-rings: the node torus's variant as dim-rings' best() picks it
 /// without balanced, a round's link carrying the k slices (r / k), or
 /// balanced streams (with snakes where the injection limit makes them
-/// cheaper) where, links alone, they are 5 % cheaper at that r / k: where
-/// the limit binds on the whole, the plain colours' busiest links still
-/// slow the phases it does not (docs/algorithms.md).
+/// cheaper) where the cost model, with the node's injection limit, puts
+/// them 5 % cheaper at that r / k (kBalancedMarginLimited with a limit).
 /// The node
 /// ring overlaps the inner rounds where the cost model (the context's
 /// cost) finds that 5 % cheaper: it hides the ring's transfers behind the
 /// network's and adds messages to every round, both of which the model
 /// counts.
-constexpr double kBalancedMarginLimited = 1.10;
 std::string node_dim_rings_best(const Torus& t, const BuildContext& c) {
   const Torus n = NodeSlicedSchedule::node_torus(t);
   const double q = c.overhead_ratio, r = c.r / std::max(1, c.node_ranks);
