@@ -137,6 +137,22 @@ void check_software(const Plan& plan, Calibration* c) {
   c->tg_per_round = c->vendor_per_round = 0;
 }
 
+/// What the model reads of a calibration, hashed to 62 bits (so that its
+/// negation fits): equal on every rank only if the ranks hold the same one.
+long long fingerprint(const Calibration& c) {
+  const Machine& m = c.machine;
+  const double values[] = {m.alpha,      m.beta,      m.delta,          m.overhead,        m.node_alpha,
+                           m.node_beta,  m.inject_beta, c.tg_per_round, c.vendor_per_round,
+                           m.shared_memory ? 1.0 : 0.0, c.rejected ? 1.0 : 0.0};
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (const double v : values) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int b = 0; b < 8; ++b) h = (h ^ ((bits >> (8 * b)) & 0xff)) * 1099511628211ull;
+  }
+  return static_cast<long long>(h >> 2);
+}
+
 }  // namespace
 
 int machine_of(Plan& plan, const Machine** m) {
@@ -145,9 +161,10 @@ int machine_of(Plan& plan, const Machine** m) {
     // overhead and the software costs belong to the machine and the
     // implementations, not to the torus shape laid over the ranks (the
     // profiles hold that), so a program that duplicates communicators or
-    // tries several shapes calibrates once per group. The
-    // ranks agree on a hit (threads may be calibrating the same group on
-    // another communicator at this moment, so one rank may hold it already).
+    // tries several shapes calibrates once per group. The ranks agree on a
+    // hit and that it is the same calibration: threads calibrating the same
+    // group on other communicators at once leave each rank the one its last
+    // thread stored, and ranks that model apart choose apart and hang.
     static std::mutex mutex;
     static std::map<std::string, Calibration> known;
     const std::string& key = group_key(plan);
@@ -157,10 +174,11 @@ int machine_of(Plan& plan, const Machine** m) {
       std::lock_guard<std::mutex> lock(mutex);
       if (auto it = known.find(key); it != known.end()) cached = std::make_unique<Calibration>(it->second);
     }
-    int everywhere = cached ? 1 : 0;
-    if (const int err = PMPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, plan.comm); err != MPI_SUCCESS)
+    const long long print = cached ? fingerprint(*cached) : 0;
+    long long votes[3] = {cached ? 1 : 0, print, -print};
+    if (const int err = PMPI_Allreduce(MPI_IN_PLACE, votes, 3, MPI_LONG_LONG, MPI_MIN, plan.comm); err != MPI_SUCCESS)
       return err;
-    if (everywhere) plan.calibration = std::move(cached);
+    if (votes[0] == 1 && votes[1] == -votes[2]) plan.calibration = std::move(cached);
     if (!plan.calibration) {
       auto c = std::make_unique<Calibration>();
       int err = calibrate(plan.comm, plan.torus, plan.node_ranks, c.get());

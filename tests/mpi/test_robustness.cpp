@@ -124,6 +124,17 @@ void threads_mode() {
   for (int t = 0; t < kThreads; ++t)
     check(ok[static_cast<std::size_t>(t)] == 1, "thread " + std::to_string(t) + ": every allgather correct");
   for (auto& c : comms) MPI_Comm_free(&c);
+  // A new communicator of the same ranks takes a calibration the threads
+  // made: the same one on every rank, or ranks would choose apart and hang.
+  MPI_Comm late;
+  MPI_Comm_dup(MPI_COMM_WORLD, &late);
+  double predicted[2] = {0, 0};
+  check(TG_Predicted_time("dim-rings", late, 1000, MPI_INT, &predicted[0]) == MPI_SUCCESS, "predicted time");
+  predicted[1] = -predicted[0];
+  MPI_Allreduce(MPI_IN_PLACE, predicted, 2, MPI_DOUBLE, MPI_MIN, late);
+  check(predicted[0] == -predicted[1], "a later communicator's model is the same on every rank: " +
+                                            std::to_string(predicted[0]) + " to " + std::to_string(-predicted[1]) + " s");
+  MPI_Comm_free(&late);
 }
 
 long resident_kib() {
