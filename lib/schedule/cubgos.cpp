@@ -178,13 +178,16 @@ std::vector<CubgosSchedule::LineRound> CubgosSchedule::line_rounds() const {
   const int g0 = n0 / p.a;
   std::vector<LineRound> out;
   // Approach 1 among bridgeheads g apart: right every step, left in the
-  // first ⌊(w-1)/2⌋, each message `unit` blocks.
+  // first ⌊(w-1)/2⌋, each message `unit` blocks: two kinds of round, each
+  // kept once with its count.
   auto gather = [&](int axis, int g, int w, long long unit) {
-    for (int s = 1; s <= w / 2; ++s) {
-      LineRound round{axis, g, {}};
+    const long long both = (w - 1) / 2, right = w / 2 - both;
+    for (const auto& [times, left] : {std::pair<long long, bool>{both, true}, {right, false}}) {
+      if (times <= 0) continue;
+      LineRound round{axis, g, {}, times};
       for (int at = 0; at < t.dim(axis); at += g) {
         round.calls.push_back({at, g, unit});
-        if (s <= (w - 1) / 2) round.calls.push_back({at, -g, unit});
+        if (left) round.calls.push_back({at, -g, unit});
       }
       out.push_back(std::move(round));
     }

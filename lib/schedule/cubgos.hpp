@@ -75,6 +75,7 @@ class CubgosSchedule final : public Schedule {
     int axis;
     int spacing;
     std::vector<LineCall> calls;
+    long long times = 1;  ///< consecutive rounds alike (approach 1's steps)
   };
   std::vector<LineRound> line_rounds() const;
 

@@ -14,7 +14,7 @@ namespace profiles {
 /// With k ranks per node on the last axis, a node's k lines along another
 /// axis share its links (their loads add, at the k translations of the
 /// node's ranks), and the node axis's lines are shared memory.
-/// O(rounds * (calls * hops + n * k)).
+/// O(distinct rounds * (calls * hops + n * k)).
 CostProfile cubgos(const CubgosSchedule& s, int node_ranks) {
   const Torus& t = s.torus();
   const NodeAxis node = node_axis_of(t, node_ranks);
@@ -25,7 +25,7 @@ CostProfile cubgos(const CubgosSchedule& s, int node_ranks) {
   for (const auto& round : s.line_rounds()) {
     // Approach 1's rounds repeat the same calls: charged as the one before.
     if (last && round.axis == last->axis && round.spacing == last->spacing && round.calls == last->calls) {
-      out.add(last_cost);
+      out.add(last_cost, round.times);
       continue;
     }
     const int n = t.dim(round.axis);
@@ -67,7 +67,7 @@ CostProfile cubgos(const CubgosSchedule& s, int node_ranks) {
       }
       c.link_blocks = most;
     }
-    out.add(c);
+    out.add(c, round.times);
     last = &round;
     last_cost = c;
   }
