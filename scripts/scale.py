@@ -68,6 +68,12 @@ def run(cmd, timeout):
         return None, timeout, "timeout"
     wall = time.monotonic() - start
     if p.returncode != 0:
+        try:  # a construction that declines the shape says so in its JSON
+            declined = json.loads(p.stdout.strip().splitlines()[-1])
+            if declined.get("applicable") is False:
+                return declined, wall, ""
+        except (ValueError, IndexError):
+            pass
         return None, wall, (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:] or ["failed"]
     return json.loads(p.stdout.strip().splitlines()[-1]), wall, ""
 
@@ -141,6 +147,8 @@ def main():
             if res and res.get("applicable", True):
                 builds.append(f"{label} {ms(res['build_seconds'])} / {ms(res['walk_seconds'])} / "
                               f"{human_bytes(res['plan_bytes'])}")
+            elif res and name not in extra:
+                builds.append(f"{label} does not apply")
             elif why == "timeout":
                 builds.append(f"{label} > {args.timeout:.0f} s")
             elif name not in extra:
@@ -173,7 +181,7 @@ def main():
         "family that apply, marked named: auto leaves them out there, they run when named), "
         "`tg-plan --plan-only`: rank 0's schedule built "
         "as at run time (build), its rounds stepped through once as each call does (walk: the call's own "
-        "bookkeeping, O(rounds)), and the heap the schedule keeps (bytes); one run each.",
+        "bookkeeping, O(rounds)), and the heap the schedule keeps (bytes); one run each; \"does not apply\" where the construction declines the shape (hamiltonian where no rule or search finds its cycles).",
         "",
         "Above 1024 ranks auto considers only the algorithms whose cost profile comes from their construction "
         "without a schedule that grows with P "
