@@ -8,6 +8,7 @@
 #include "api/errors.hpp"
 #include "api/machine.hpp"
 #include "api/nodes.hpp"
+#include "api/report.hpp"
 #include "model/closed_form.hpp"
 #ifdef TORUSGATHER_SMPI
 #include <xbt/config.hpp>
@@ -204,6 +205,7 @@ ModelContext model_context(Plan& plan, const Machine& m) {
     ctx.vendor_per_round = plan.calibration->vendor_per_round;
   }
   ctx.fixed_params = environment().fixed_params;
+  warn_unfit_params(plan);
   ctx.params_cache = &plan.schedules.params;
   ctx.profile_of = [&plan](const ProfileKey& key, const ProfileCompute& compute, const CostProfile** out,
                            std::string* why) { return profile_of(plan, key, compute, out, why); };

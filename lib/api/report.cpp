@@ -108,4 +108,19 @@ void report_trial(const Plan& plan, long cls, const TrialResult& r) {
                r.rounds.empty() ? "" : "; ", r.rounds.c_str());
 }
 
+void warn_unfit_params(const Plan& plan) {
+  if (plan.rank != 0) return;
+  for (const auto& [id, value] : environment().fixed_params) {
+    const AlgorithmInfo& info = algorithm(id);
+    std::string why;
+    if (!declines(info, plan.torus).empty() || info.tuned->parse(value, plan.torus, &why)) continue;
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!said.insert(std::string(info.tuned->env) + "/" + plan.torus.to_string()).second) continue;
+    std::fprintf(stderr, "torusgather: %s=%s does not fit the %s torus (%s): %s declines there\n", info.tuned->env,
+                 value.c_str(), plan.torus.to_string().c_str(), why.c_str(), info.name);
+  }
+}
+
 }  // namespace torusgather

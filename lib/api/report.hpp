@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What TORUSGATHER_VERBOSE says: what runs (once per communicator, entry
-// point, request and outcome), the model's table, and a trial's outcome.
+// point, request and outcome), the model's table, and a trial's outcome;
+// and, at any verbosity, a variant variable that does not fit the torus.
 #pragma once
 
 #include <string>
@@ -28,5 +29,11 @@ void report_predictions(Plan& plan, long long block_bytes, const std::vector<Can
 
 /// Rank 0 says what a size class's trial measured and what runs from now on.
 void report_trial(const Plan& plan, long cls, const TrialResult& r);
+
+/// Rank 0 warns, whatever TORUSGATHER_VERBOSE says, once per variable and
+/// torus in the process, when a variable that fixes an algorithm's variant
+/// (TORUSGATHER_DIM_RINGS, ...) does not fit a torus the algorithm applies
+/// to: the algorithm then declines there, and the call falls back.
+void warn_unfit_params(const Plan& plan);
 
 }  // namespace torusgather
