@@ -193,6 +193,7 @@ def run_job(job, args, out):
         # SMPI's per-message software costs: a sender and a receiver each
         # spend the overhead on every message (smpi/os, smpi/ois, smpi/or).
         cmd += ["--overhead", args.overhead]
+    cmd += ["--sends", args.sends]
     if job["kind"] == "torusgather":
         # SMPI's allgather here is the vendor's that auto may delegate to.
         cmd += ["--allgather", args.vendor]
@@ -364,11 +365,14 @@ def main():
                          "(default ompi, Open MPI's selection)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per simulation")
+    ap.add_argument("--sends", default="auto", choices=["auto", "eager", "synchronous"],
+                    help="SMPI's send protocol (scripts/smpi-torus.sh --sends; auto: synchronous above 1024 ranks)")
     ap.add_argument("--real-np", default="4", help="rank counts for the real-MPI table ('' for none)")
     ap.add_argument("--real-iters", type=int, default=200,
                     help="timed calls per repetition in the real-MPI table (a fifth above 64 KiB; default 200)")
     ap.add_argument("--real-only", action="store_true", help="no simulations: only the real-MPI table")
     ap.add_argument("--build", default=os.environ.get("TORUSGATHER_BUILD_DIR", os.path.join(ROOT, "build")))
+    ap.add_argument("--out", default="", help="where results.csv, raw/ and logs/ go (default BUILD/lab)")
     ap.add_argument("--report-only", action="store_true", help="only regenerate the report")
     ap.add_argument("--no-report", action="store_true", help="write no report")
     ap.add_argument("--publish", action="store_true",
@@ -426,7 +430,7 @@ def main():
     args.sizes = [size(s) for s in args.sizes.split(",")] if args.sizes else (
         QUICK_SIZES if args.quick else DEFAULT_SIZES)
     args.real_np = [int(n) for n in args.real_np.split(",") if n]
-    out = os.path.join(args.build, "lab")
+    out = args.out or os.path.join(args.build, "lab")
     for sub in ("raw", "logs"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
     results_csv = os.path.join(out, "results.csv")

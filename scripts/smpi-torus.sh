@@ -66,8 +66,8 @@
 # start the transfer when the receive is posted, so simulated times barely
 # differ (4x4x4: the vendor's 8-byte allgather 9.10 vs 9.11 us; torusgather's
 # rows equal). "auto" (default): eager up to 1024 ranks (the lab's
-# scenarios, unchanged), synchronous above unless there is a per-message
-# overhead (see below: SMPI charges it to eager sends only).
+# scenarios, unchanged), synchronous above. With an --overhead, synchronous
+# sends pay the receiver's share at the sender (see below).
 set -euo pipefail
 
 # Machine presets: dims bw lat overhead limiter ranks-per-node node-bw node-lat
@@ -236,26 +236,35 @@ cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:local
 # smpi/ois too: SMPI charges MPI_Isend (and the send half of its own
 # MPI_Sendrecv) smpi/ois, not smpi/os, and that is 0 unless set; without it
 # neither torusgather's sends nor those of SMPI's allgathers paid the overhead.
-[ -n "$overhead" ] && cfg+=("--cfg=smpi/os:0:$(seconds_of "$overhead"):0" "--cfg=smpi/ois:0:$(seconds_of "$overhead"):0"
-                            "--cfg=smpi/or:0:$(seconds_of "$overhead"):0")
 case "$factors" in
   ideal) cfg+=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0) ;;
   smpi) ;;
   *) echo "smpi-torus.sh: --factors must be ideal or smpi" >&2; exit 2 ;;
 esac
-# SMPI charges smpi/os and smpi/or only to eager sends: on 4x4x4 with 1us
-# overhead, dim-rings' 8-byte allgather took 9.65 us eager and 0.63 us
-# synchronous. A per-message overhead therefore keeps every send eager.
-if [ "$sends" = synchronous ] && [ -n "$overhead" ]; then
-  echo "smpi-torus.sh: --sends synchronous with --overhead: SMPI would not charge the overhead (smpi/os, smpi/or apply to eager sends only)" >&2
-  exit 2
-fi
+# SMPI charges smpi/or only for eager sends, at the receiver, and smpi/os
+# only to eager blocking sends; smpi/ois goes to every MPI_Isend. So with
+# synchronous sends and an overhead, the sender pays both halves of a
+# message below 64 KiB (the eager ones: 2 x overhead) and the receiver none.
+# This moves the receiver's cost ahead of the transfer, where it cannot
+# overlap other arrivals: docs/design.md, "Scale", gives how far the times
+# move against eager sends on 512 ranks.
 case "$sends" in
-  auto) [ "$ranks" -gt 1024 ] && [ -z "$overhead" ] && cfg+=(--cfg=smpi/send-is-detached-thresh:0) ;;
-  eager) ;;
-  synchronous) cfg+=(--cfg=smpi/send-is-detached-thresh:0) ;;
+  auto) [ "$ranks" -gt 1024 ] && sends=synchronous || sends=eager ;;
+  eager|synchronous) ;;
   *) echo "smpi-torus.sh: --sends must be auto, eager or synchronous" >&2; exit 2 ;;
 esac
+if [ "$sends" = synchronous ]; then
+  cfg+=(--cfg=smpi/send-is-detached-thresh:0)
+  if [ -n "$overhead" ]; then
+    o=$(seconds_of "$overhead")
+    both=$(awk -v o="$o" 'BEGIN { printf "%g", 2 * o }')
+    # Piecewise: a size s takes the last segment whose start is below s.
+    cfg+=("--cfg=smpi/os:0:$both:0;65535:$o:0" "--cfg=smpi/ois:0:$both:0;65535:$o:0" "--cfg=smpi/or:0:0:0")
+  fi
+elif [ -n "$overhead" ]; then
+  o=$(seconds_of "$overhead")
+  cfg+=("--cfg=smpi/os:0:$o:0" "--cfg=smpi/ois:0:$o:0" "--cfg=smpi/or:0:$o:0")
+fi
 cfg+=("${extra[@]}")
 # K > 1: torusgather is told that the last axis is a node's ranks.
 node_env=()
