@@ -31,6 +31,7 @@ import os
 import platform as pyplatform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -208,10 +209,15 @@ def run_job(job, args, out):
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n")
         f.flush()
+        # Its own process group: a timeout stops the simulation too, not only
+        # smpi-torus.sh.
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=os.path.join(out, "logs"),
+                                start_new_session=True)
         try:
-            code = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=args.timeout,
-                                  cwd=os.path.join(out, "logs")).returncode
+            code = proc.wait(timeout=args.timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
             code = "timeout"
     seconds = time.monotonic() - start
     status = "ok" if code == 0 else f"failed ({code}; see {os.path.relpath(log, ROOT)})"
