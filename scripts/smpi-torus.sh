@@ -233,9 +233,6 @@ seconds_of() {
 cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:local
      --log=root.thres:warning --log=smpi_config.thres:error --log=smpi_mpi.thres:error --log=smpi_pmpi.thres:error)
 [ -n "$allgather" ] && cfg+=("--cfg=smpi/allgather:$allgather")
-# smpi/ois too: SMPI charges MPI_Isend (and the send half of its own
-# MPI_Sendrecv) smpi/ois, not smpi/os, and that is 0 unless set; without it
-# neither torusgather's sends nor those of SMPI's allgathers paid the overhead.
 case "$factors" in
   ideal) cfg+=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0) ;;
   smpi) ;;
@@ -262,6 +259,8 @@ if [ "$sends" = synchronous ]; then
     cfg+=("--cfg=smpi/os:0:$both:0;65535:$o:0" "--cfg=smpi/ois:0:$both:0;65535:$o:0" "--cfg=smpi/or:0:0:0")
   fi
 elif [ -n "$overhead" ]; then
+  # smpi/ois too: SMPI charges MPI_Isend (and the send half of its own
+  # MPI_Sendrecv) smpi/ois, not smpi/os, and that is 0 unless set.
   o=$(seconds_of "$overhead")
   cfg+=("--cfg=smpi/os:0:$o:0" "--cfg=smpi/ois:0:$o:0" "--cfg=smpi/or:0:$o:0")
 fi
