@@ -201,16 +201,21 @@ def plot(presets, path):
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = plt.subplots(figsize=(9.5, 4.2))
+    # One colour per preset; dashed with many ranks per node, squares above
+    # SYNC_ABOVE ranks.
+    bases = list(dict.fromkeys(preset_base(s.platform) for s in presets))
     for s in presets:
         sizes = [b for b in s.sizes if s.times.get(("auto", b))]
-        ax.plot(sizes, [100 * s.bound[b] / s.times[("auto", b)] for b in sizes], marker="o",
-                label=f"{preset_of(s.platform)} ({s.ranks} ranks)")
+        ax.plot(sizes, [100 * s.bound[b] / s.times[("auto", b)] for b in sizes],
+                color=plt.cm.tab10(bases.index(preset_base(s.platform)) % 10),
+                linestyle="--" if ranks_per_node(s.platform) > 1 else "-",
+                marker="s" if s.ranks > SYNC_ABOVE else "o", label=f"{preset_of(s.platform)} ({s.ranks} ranks)")
     size_axis(ax)
     ax.set_ylabel("auto, % of the machine's bound")
     ax.set_ylim(0, 105)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title("torusgather auto on simulated machine presets (SimGrid)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
