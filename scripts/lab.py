@@ -192,7 +192,8 @@ def run_job(job, args, out):
         cmd += ["--pair-links", str(args.pair_links)]
     if args.overhead:
         # SMPI's per-message software costs: a sender and a receiver each
-        # spend the overhead on every message (smpi/os, smpi/ois, smpi/or).
+        # spend the overhead on every message (smpi/os, smpi/ois, smpi/or;
+        # with synchronous sends the sender pays both).
         cmd += ["--overhead", args.overhead]
     cmd += ["--sends", args.sends]
     if job["kind"] == "torusgather":

@@ -15,14 +15,12 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lab_report import load_results  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RIVALS = "smpi-ompi,smpi-mpich,smpi-ring,smpi-rdb,smpi-bruck,smpi-pair,smpi-2dmesh,smpi-3dmesh"
 OUT = os.path.join(ROOT, "docs", "data", "sends-check.csv")
-
-
-def load(results):
-    with open(results) as f:
-        return {(r["platform"], r["algorithm"], int(r["bytes"])): r for r in csv.DictReader(f)}
 
 
 def main():
@@ -39,11 +37,8 @@ def main():
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "lab.py"), "--build", args.build,
                         "--out", out, "--real-np", "", "--no-report", "--preset", args.preset,
                         "--sizes", args.sizes, "--algorithms", args.algorithms, "--sends", sends], check=True)
-        runs[sends] = load(os.path.join(out, "results.csv"))
-    kept = {}
-    if os.path.exists(OUT):
-        with open(OUT) as f:
-            kept = {(r["platform"], r["algorithm"], int(r["bytes"])): r for r in csv.DictReader(f)}
+        runs[sends] = load_results(os.path.join(out, "results.csv"))
+    kept = load_results(OUT)
     for key, e in runs["eager"].items():
         s = runs["synchronous"].get(key)
         if s and e["ok"] == "ok" and s["ok"] == "ok":
