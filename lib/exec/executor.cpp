@@ -10,6 +10,8 @@
 namespace torusgather {
 namespace {
 
+constexpr int kSend = -1;  ///< run(), run_streams(): the owner of a send request
+
 /// Derived datatypes for block sets, built once per (free axes, elements)
 /// within one call and freed with it (RAII).
 class BlockSetTypes {
@@ -168,7 +170,6 @@ int Prepared::run_streams(MPI_Comm comm, char* base) const {
   std::vector<int> waiting(streams, 0);       // its posted receives not yet arrived
   requests_.clear();
   owners_.clear();
-  pending_sends_.clear();
   int err = MPI_SUCCESS;
   // Posts stream s's rounds from next[s] until one has receives to wait for.
   const auto post = [&](std::size_t s) {
@@ -185,62 +186,77 @@ int Prepared::run_streams(MPI_Comm comm, char* base) const {
       }
       for (const Op& op : sends_[round]) {
         if (static_cast<std::size_t>(op.stream) != s || err != MPI_SUCCESS) continue;
-        pending_sends_.push_back(MPI_REQUEST_NULL);
-        err = PMPI_Isend(base + op.offset, op.count, op.type, op.peer, op.tag, comm, &pending_sends_.back());
+        requests_.push_back(MPI_REQUEST_NULL);
+        owners_.push_back(kSend);
+        err = PMPI_Isend(base + op.offset, op.count, op.type, op.peer, op.tag, comm, &requests_.back());
       }
     }
   };
   // In the order of the first round's sends (a node's ranks start on different ports).
   const std::size_t first = rounds > 0 && !sends_[0].empty() ? static_cast<std::size_t>(sends_[0].front().stream) : 0;
   for (std::size_t q = 0; q < streams; ++q) post((first + q) % streams);
-  // One arrival at a time: SimGrid 3.32's MPI_Waitsome delays the streams
-  // (docs/design.md).
+  // One completion at a time: SimGrid 3.32's MPI_Waitsome delays the
+  // streams (docs/design.md). Sends complete among the receives, so that
+  // only those in flight stay posted (SimGrid walks a rank's posted requests
+  // on every completion).
   while (err == MPI_SUCCESS) {
     int index = MPI_UNDEFINED;
     err = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS || index == MPI_UNDEFINED) break;
-    // Posting appends, so drop the arrived requests first.
-    const auto s = static_cast<std::size_t>(owners_[static_cast<std::size_t>(index)]);
+    // Posting appends, so drop the completed requests first.
+    const int owner = owners_[static_cast<std::size_t>(index)];
     std::size_t live = 0;
     for (std::size_t i = 0; i < requests_.size(); ++i)
       if (requests_[i] != MPI_REQUEST_NULL) requests_[live] = requests_[i], owners_[live++] = owners_[i];
     requests_.resize(live);
     owners_.resize(live);
-    if (--waiting[s] == 0) post(s);
+    if (owner != kSend && --waiting[static_cast<std::size_t>(owner)] == 0) post(static_cast<std::size_t>(owner));
   }
   // Complete what was posted even after an error, so no request outlives the call.
-  const int recv_err = PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-  const int send_err =
-      PMPI_Waitall(static_cast<int>(pending_sends_.size()), pending_sends_.data(), MPI_STATUSES_IGNORE);
-  return err != MPI_SUCCESS ? err : recv_err != MPI_SUCCESS ? recv_err : send_err;
+  const int wait_err = PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  return err != MPI_SUCCESS ? err : wait_err;
 }
 
 int Prepared::run(MPI_Comm comm, void* recvbuf) const {
   char* base = static_cast<char*>(recvbuf);
   if (streams_ > 1) return run_streams(comm, base);
   int err = MPI_SUCCESS;
-  pending_sends_.clear();
+  requests_.clear();
+  owners_.clear();
   for (std::size_t round = 0; round < recvs_.size() && err == MPI_SUCCESS; ++round) {
-    requests_.clear();
+    int waiting = 0;  // the round's receives not yet arrived
     for (const Op& op : recvs_[round]) {
       char* at = op.scratch >= 0 ? scratch_[static_cast<std::size_t>(op.scratch)].data() + op.scratch_shift
                                  : base + op.offset;
       requests_.push_back(MPI_REQUEST_NULL);
+      owners_.push_back(0);
       if ((err = PMPI_Irecv(at, op.count, op.type, op.peer, op.tag, comm, &requests_.back())) != MPI_SUCCESS) break;
+      ++waiting;
     }
     // Sends only read blocks the rank holds, which nothing overwrites: they
-    // may complete at the end of the call.
+    // may complete in any later round, or at the end of the call.
     for (const Op& op : sends_[round]) {
       if (err != MPI_SUCCESS) break;
-      pending_sends_.push_back(MPI_REQUEST_NULL);
-      err = PMPI_Isend(base + op.offset, op.count, op.type, op.peer, op.tag, comm, &pending_sends_.back());
+      requests_.push_back(MPI_REQUEST_NULL);
+      owners_.push_back(kSend);
+      err = PMPI_Isend(base + op.offset, op.count, op.type, op.peer, op.tag, comm, &requests_.back());
     }
-    // Complete what was posted even after an error, so no request outlives the call.
-    const int wait_err = PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    if (err == MPI_SUCCESS) err = wait_err;
+    // The round's receives gate the next round; sends that complete
+    // meanwhile are dropped, so only those in flight stay posted.
+    while (err == MPI_SUCCESS && waiting > 0) {
+      int index = MPI_UNDEFINED;
+      err = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
+      if (err != MPI_SUCCESS || index == MPI_UNDEFINED) break;
+      if (owners_[static_cast<std::size_t>(index)] != kSend) --waiting;
+      std::size_t live = 0;
+      for (std::size_t i = 0; i < requests_.size(); ++i)
+        if (requests_[i] != MPI_REQUEST_NULL) requests_[live] = requests_[i], owners_[live++] = owners_[i];
+      requests_.resize(live);
+      owners_.resize(live);
+    }
   }
-  const int wait_err =
-      PMPI_Waitall(static_cast<int>(pending_sends_.size()), pending_sends_.data(), MPI_STATUSES_IGNORE);
+  // Complete what was posted even after an error, so no request outlives the call.
+  const int wait_err = PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   return err == MPI_SUCCESS ? wait_err : err;
 }
 

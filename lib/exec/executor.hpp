@@ -70,9 +70,9 @@ class Prepared {
   std::vector<MPI_Datatype> owned_;             ///< freed with it
   std::size_t type_entries_ = 0;
   mutable std::vector<std::vector<char>> scratch_;
-  mutable std::vector<MPI_Request> requests_, pending_sends_;
+  mutable std::vector<MPI_Request> requests_;
   int streams_ = 1;  ///< colours run as streams (1: rounds in step)
-  mutable std::vector<int> owners_;  ///< run_streams(): each request's stream
+  mutable std::vector<int> owners_;  ///< each request's stream, or -1 for a send
   int run_streams(MPI_Comm comm, char* base) const;
   // bind(): where the calls go, their requests per round, the round in
   // progress (rounds before it have arrived), and whether sends may still
