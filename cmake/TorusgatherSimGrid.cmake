@@ -37,7 +37,8 @@ function(torusgather_smpi_object source out_var)
 endfunction()
 
 # torusgather_add_smpi_executable(NAME source... [NOLIB] [LIBS -lfoo...]);
-# NOLIB: without the library (SMPI copies the whole executable per rank).
+# NOLIB: without the library. SMPI copies the whole executable per rank, so
+# it is linked stripped (-s): a sixth smaller, and faster to copy and load.
 function(torusgather_add_smpi_executable name)
   cmake_parse_arguments(ARG "NOLIB" "" "LIBS" ${ARGN})
   set(objects ${TORUSGATHER_SMPI_LIBRARY_OBJECTS})
@@ -51,7 +52,7 @@ function(torusgather_add_smpi_executable name)
   set(output ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/${name})
   add_custom_command(
     OUTPUT ${output}
-    COMMAND ${TORUSGATHER_SMPICXX} ${objects} ${ARG_LIBS} -o ${output}
+    COMMAND ${TORUSGATHER_SMPICXX} ${objects} ${ARG_LIBS} -s -o ${output}
     DEPENDS ${objects}
     COMMENT "Linking ${name} with smpicxx (SimGrid SMPI)"
     VERBATIM)
@@ -74,6 +75,7 @@ if(TORUSGATHER_SIMGRID_AVAILABLE)
   if(TORUSGATHER_BUILD_BENCH)
     torusgather_add_smpi_executable(tg-bench-smpi bench/tg_bench.cpp)
     torusgather_add_smpi_executable(tg-plain-allgather-smpi bench/plain_allgather.cpp NOLIB)
+    torusgather_add_smpi_executable(tg-neighbour-exchange-smpi bench/neighbour_exchange.cpp NOLIB)
     # Google Benchmark's globals live in its shared library, which SMPI does
     # not privatise per simulated rank: only rank 0 ever calls into it.
     if(TARGET tg-gbench)
