@@ -11,6 +11,7 @@ namespace torusgather {
 namespace {
 
 constexpr int kSend = -1;  ///< run(), run_streams(): the owner of a send request
+constexpr int kNone = -2;  ///< wait_one(): nothing completed
 
 /// Derived datatypes for block sets, built once per (free axes, elements)
 /// within one call and freed with it (RAII).
@@ -163,6 +164,23 @@ std::size_t Prepared::messages() const {
   return n;
 }
 
+// Waits for one posted request and gives its owner (kNone where none was
+// left), then drops the completed ones: posting appends, and SimGrid walks
+// a rank's posted requests on every completion.
+int Prepared::wait_one(int* owner) const {
+  int index = MPI_UNDEFINED;
+  *owner = kNone;
+  const int err = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
+  if (err != MPI_SUCCESS || index == MPI_UNDEFINED) return err;
+  *owner = owners_[static_cast<std::size_t>(index)];
+  std::size_t live = 0;
+  for (std::size_t i = 0; i < requests_.size(); ++i)
+    if (requests_[i] != MPI_REQUEST_NULL) requests_[live] = requests_[i], owners_[live++] = owners_[i];
+  requests_.resize(live);
+  owners_.resize(live);
+  return MPI_SUCCESS;
+}
+
 int Prepared::run_streams(MPI_Comm comm, char* base) const {
   const std::size_t rounds = recvs_.size();
   const auto streams = static_cast<std::size_t>(streams_);
@@ -196,20 +214,10 @@ int Prepared::run_streams(MPI_Comm comm, char* base) const {
   const std::size_t first = rounds > 0 && !sends_[0].empty() ? static_cast<std::size_t>(sends_[0].front().stream) : 0;
   for (std::size_t q = 0; q < streams; ++q) post((first + q) % streams);
   // One completion at a time: SimGrid 3.32's MPI_Waitsome delays the
-  // streams (docs/design.md). Sends complete among the receives, so that
-  // only those in flight stay posted (SimGrid walks a rank's posted requests
-  // on every completion).
+  // streams (docs/design.md). Sends complete among the receives.
   while (err == MPI_SUCCESS) {
-    int index = MPI_UNDEFINED;
-    err = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS || index == MPI_UNDEFINED) break;
-    // Posting appends, so drop the completed requests first.
-    const int owner = owners_[static_cast<std::size_t>(index)];
-    std::size_t live = 0;
-    for (std::size_t i = 0; i < requests_.size(); ++i)
-      if (requests_[i] != MPI_REQUEST_NULL) requests_[live] = requests_[i], owners_[live++] = owners_[i];
-    requests_.resize(live);
-    owners_.resize(live);
+    int owner = kNone;
+    if ((err = wait_one(&owner)) != MPI_SUCCESS || owner == kNone) break;
     if (owner != kSend && --waiting[static_cast<std::size_t>(owner)] == 0) post(static_cast<std::size_t>(owner));
   }
   // Complete what was posted even after an error, so no request outlives the call.
@@ -244,15 +252,9 @@ int Prepared::run(MPI_Comm comm, void* recvbuf) const {
     // The round's receives gate the next round; sends that complete
     // meanwhile are dropped, so only those in flight stay posted.
     while (err == MPI_SUCCESS && waiting > 0) {
-      int index = MPI_UNDEFINED;
-      err = PMPI_Waitany(static_cast<int>(requests_.size()), requests_.data(), &index, MPI_STATUS_IGNORE);
-      if (err != MPI_SUCCESS || index == MPI_UNDEFINED) break;
-      if (owners_[static_cast<std::size_t>(index)] != kSend) --waiting;
-      std::size_t live = 0;
-      for (std::size_t i = 0; i < requests_.size(); ++i)
-        if (requests_[i] != MPI_REQUEST_NULL) requests_[live] = requests_[i], owners_[live++] = owners_[i];
-      requests_.resize(live);
-      owners_.resize(live);
+      int owner = kNone;
+      if ((err = wait_one(&owner)) != MPI_SUCCESS || owner == kNone) break;
+      if (owner != kSend) --waiting;
     }
   }
   // Complete what was posted even after an error, so no request outlives the call.

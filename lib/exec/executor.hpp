@@ -74,6 +74,7 @@ class Prepared {
   int streams_ = 1;  ///< colours run as streams (1: rounds in step)
   mutable std::vector<int> owners_;  ///< each request's stream, or -1 for a send
   int run_streams(MPI_Comm comm, char* base) const;
+  int wait_one(int* owner) const;
   // bind(): where the calls go, their requests per round, the round in
   // progress (rounds before it have arrived), and whether sends may still
   // be in flight.
