@@ -28,13 +28,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # "1ns" stands for no per-message overhead (smpi-torus.sh takes no zero).
 NODE_MEMORY = ("node memory 1000 GB/s", ["--node-bw", "1000GBps"])
 NO_OVERHEAD = ("overhead 1 ns", ["--overhead", "1ns"])
+NO_OVERHEAD_OR_HOP = ("overhead and hop latency 1 ns", ["--overhead", "1ns", "--lat", "1ns"])
 CASES = [
     ("tofud-mesh", "2x2x4mx2x3x2", 4, "node-dim-rings", 65536, NODE_MEMORY),
     ("tpu-v4", "8x8x8", 1, "dim-rings", 65536, NO_OVERHEAD),
     ("tpu-v4", "4x4x8", 4, "node-dim-rings", 65536, NO_OVERHEAD),
     ("tpu-v4-mesh", "2x4mx4m", 1, "dim-rings", 65536, NO_OVERHEAD),
+    ("tpu-v4-mesh", "2x4mx4m", 1, "dim-rings", 65536, NO_OVERHEAD_OR_HOP),
     ("tpu-v4-mesh", "2x4mx4m", 1, "dim-rings", 1048576, NO_OVERHEAD),
     ("tpu-v4-mesh", "2x4mx4m", 4, "node-dim-rings", 65536, NO_OVERHEAD),
+    ("tpu-v4-mesh", "2x4mx4m", 4, "node-dim-rings", 65536, NO_OVERHEAD_OR_HOP),
     # From 1 KiB to 2 KiB (the target there is 50 %).
     ("bgq", "4x4x4x4x2", 1, "dim-rings", 1024, NO_OVERHEAD),
     ("tofud", "2x2x4x2x3x2", 4, "node-dim-rings", 1024, NO_OVERHEAD),

@@ -139,11 +139,11 @@ def model_rows(s):
 
 LIMITS_INTRO = (
     "## Below 90 % of the bound: what limits it",
-    "Each row reruns the algorithm `auto` ran on a preset (its table above) with one of the preset's figures "
-    "changed, all else equal (`./scripts/limits.py`, raw rows in [data/limits.csv](data/limits.csv)); the time it "
-    "saves is that figure's share of the gap to the bound. Both percentages are of the preset's own bound. An "
-    "overhead of 1 ns stands for none (`smpi-torus.sh` takes no zero); node memory of 1000 GB/s for a free copy "
-    "between a node's ranks.")
+    "Each row reruns the algorithm `auto` ran on a preset (its table above) with one or two of the preset's "
+    "figures changed, all else equal (`./scripts/limits.py`, raw rows in [data/limits.csv](data/limits.csv)); the "
+    "time it saves is those figures' share of the gap to the bound. Both percentages are of the preset's own "
+    "bound. An overhead or a hop latency of 1 ns stands for none (`smpi-torus.sh` takes no zero); node memory of "
+    "1000 GB/s for a free copy between a node's ranks.")
 ASSUMPTIONS_INTRO = (
     "## What the 4-per-node rows rest on: node memory per copy",
     "The presets give each node a memory figure for the copies between its ranks, and SimGrid's cluster makes "
