@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Reruns the algorithm auto ran on a preset (docs/performance.md) with one
-of the preset's figures changed. Two sets of cases:
+of the preset's figures changed (or two). Two sets of cases:
   limits       what keeps auto below 90 % of the bound: the time a change
                saves is that figure's share (CASES, docs/data/limits.csv);
   assumptions  what a result rests on: the same run with a modelling
@@ -25,7 +25,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # preset, node torus, ranks per node, algorithm, block bytes, the change, its smpi-torus.sh options.
-# "1ns" stands for no per-message overhead (smpi-torus.sh takes no zero).
+# "1ns" stands for no per-message overhead or hop latency (smpi-torus.sh takes no zero).
 NODE_MEMORY = ("node memory 1000 GB/s", ["--node-bw", "1000GBps"])
 NO_OVERHEAD = ("overhead 1 ns", ["--overhead", "1ns"])
 NO_OVERHEAD_OR_HOP = ("overhead and hop latency 1 ns", ["--overhead", "1ns", "--lat", "1ns"])
