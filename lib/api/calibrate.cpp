@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/tuning_file.hpp"
+#include "model/route.hpp"
 
 namespace torusgather {
 namespace {
@@ -113,14 +114,9 @@ double exchange(MPI_Comm comm, const Torus& t, int node_ranks, int bytes, int re
   return best;
 }
 
-/// Hops from rank 0 to r along the torus's links.
-long long hops_from_zero(const Torus& t, Rank r) {
-  long long h = 0;
-  for (int a = 0; a < t.ndims(); ++a) {
-    const int x = t.coord(r, a);
-    h += t.open(a) ? x : std::min(x, t.dim(a) - x);
-  }
-  return h;
+/// Hops from rank 0 to r along the torus's links (the shortest route).
+int hops_from_zero(const Torus& t, Rank r) {
+  return route_runs(t, 0, r, [](Rank, Port, int) {});
 }
 
 /// A round as the schedules run it: every rank near rank 0 at once sends
@@ -134,7 +130,7 @@ long long hops_from_zero(const Torus& t, Rank r) {
 double symmetric(MPI_Comm comm, const Torus& t, bool all, int bytes, int reps) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
-  constexpr long long kRadius = 2;
+  constexpr int kRadius = 2;
   if (hops_from_zero(t, rank) > kRadius) return 0;
   const auto axes = t.active_axes();
   std::vector<Rank> to, from;
