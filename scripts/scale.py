@@ -185,7 +185,7 @@ def main():
         "",
         "Above 1024 ranks auto considers only the algorithms whose cost profile comes from their construction "
         "without a schedule that grows with P "
-        "(dim-rings; hamiltonian where a rule gives its cycles: 2D with even or equal sides, odd cubes; "
+        "(dim-rings; hamiltonian where a rule gives its cycles: 2D with both sides 3 or more or both even, odd cubes; "
         "concentrate on sides up to 4096, bridgehead and bridgehead-coloured on sides up to 16, from one ring per side) and the "
         "vendor's allgather; below, every algorithm (the latency family's profiles are stepped through every "
         "rank's program; what those schedules keep at 4096 and 10^6 ranks: docs/design.md, \"Scale\"), "

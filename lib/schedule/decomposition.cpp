@@ -171,6 +171,40 @@ std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t, int first_shift
   return nullptr;
 }
 
+std::unique_ptr<LinkColouring> gap_switch_decomposition(const Torus& t) {
+  const std::vector<int> axes = t.active_axes();
+  if (axes.size() != 2 || t.open_axes() != 0) return nullptr;
+  // x: the shorter axis (the columns' count), y: the longer (the row gaps).
+  const int kx = t.dim(axes[0]) < t.dim(axes[1]) ? 0 : 1, ky = 1 - kx;
+  const int ax = axes[static_cast<std::size_t>(kx)], ay = axes[static_cast<std::size_t>(ky)];
+  const int m = t.dim(ax), n = t.dim(ay);
+  if (m < 3 || m == n) return nullptr;
+  // (L, t): the parities' choice first, which is the one for gcd(m, n) = 1.
+  const int L0 = m % 2 == 1 ? n - 1 : n;
+  const int t0 = m % 2 == 1 && n % 2 == 0 ? m - 1 : m - 2;
+  const std::pair<int, int> variants[] = {{L0, t0}, {n - 1, m - 1}, {n - 1, m - 2}, {n, m - 1}, {n, m - 2}};
+  for (const auto& [L, top] : variants) {
+    if ((L - (top - 1)) % 2 != 0) continue;
+    const int pairs = (L - (top - 1)) / 2;  // (top - 1) + 2 * pairs = L, pairs >= 1 as n > m
+    // The switched square's x in row gap y (between rows y and y + 1), or -1.
+    auto square = [L = L, pairs](int y) { return y >= L ? -1 : y < 2 * pairs ? y % 2 : y - 2 * pairs + 2; };
+    auto result = std::make_unique<FunctionColouring>(
+        t,
+        "closed form by row-gap switches (x = 0, 1, 0, 1, ..." +
+            (top >= 2 ? ", then 2.." + std::to_string(top) : std::string()) + " in " + std::to_string(L) + " of " +
+            std::to_string(n) + " gaps)",
+        [&t, ax, ay, kx, ky, m, n, square](Rank r, int k) {
+          const int x = t.coord(r, ax), y = t.coord(r, ay);
+          if (k == kx)  // the x-link is a square's bottom (gap y) or top (gap y - 1)
+            return square(y) == x || square((y + n - 1) % n) == x ? ky : kx;
+          const int s = square(y);  // the y-link is the left or right side of gap y's square
+          return s >= 0 && (s == x || (s + 1) % m == x) ? kx : ky;
+        });
+    if (is_hamiltonian_decomposition(*result)) return result;
+  }
+  return nullptr;
+}
+
 namespace {
 
 /// The 4-cycle switch search. State: the colour of every link, and for every
@@ -470,7 +504,7 @@ bool decomposes_by_rule(const Torus& t) {
   const std::vector<int> axes = t.active_axes();
   if (axes.size() == 2) {
     const int m = t.dim(axes[0]), n = t.dim(axes[1]);
-    return (m % 2 == 0 && n % 2 == 0) || m == n;
+    return (m % 2 == 0 && n % 2 == 0) || m == n || std::min(m, n) >= 3;
   }
   return axes.size() == 3 && t.dim(axes[0]) % 2 == 1 && t.dim(axes[0]) == t.dim(axes[1]) &&
          t.dim(axes[1]) == t.dim(axes[2]);
@@ -480,6 +514,7 @@ std::unique_ptr<LinkColouring> decomposition_by_rule(
     const Torus& t, const std::function<std::unique_ptr<LinkColouring>(const Torus&)>& lift) {
   if (auto c = square_decomposition(t)) return c;
   if (auto c = gcd_decomposition(t)) return c;
+  if (auto c = gap_switch_decomposition(t)) return c;
   if (auto c = odd_cube_decomposition(t)) return c;
   if (auto c = doubling_decomposition(t)) return c;
   return lift(t);

@@ -51,6 +51,18 @@ std::unique_ptr<LinkColouring> square_decomposition(const Torus& t);
 /// s that does, from first_shift on (and in *shift_found).
 std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t, int first_shift = 1, int* shift_found = nullptr);
 
+/// m x n torus with m != n, both >= 3 (for gcd(m, n) = 1 the one rule
+/// here; Kotzig 1973 shows a decomposition always exists). Start from the
+/// rows (cycles along the shorter axis x, side m) and the columns, and
+/// switch one unit square per row gap y < L: the square at x = s(y) trades
+/// its two x-links for its two y-links. s runs 0, 1, 0, 1, ... and then
+/// 2, 3, ..., t, with L = n - 1 or n and t = m - 1 or m - 2 such that the
+/// lengths agree; the rows merge at every switch. The variants are tried
+/// in order, each checked to close the columns into one cycle, O(P); for
+/// gcd(m, n) = 1 the first that fits the parities (odd m: L = n - 1; even
+/// m: L = n, t = m - 2) is the one. nullptr if none does.
+std::unique_ptr<LinkColouring> gap_switch_decomposition(const Torus& t);
+
 /// Odd m x m x m: D. E. Knuth's 2026 note "Claude's Cycles" decomposes the
 /// directed torus (arcs v -> v + e_axis) into three directed Hamiltonian
 /// cycles by a rule on s = (x + y + z) mod m; every undirected link is one
@@ -73,7 +85,7 @@ std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
 
 /// 3 or more sides > 1: G x C_c, with G the torus without the layer
 /// axis decomposed into H_0 .. H_{d-2}. H_0 x C_c is a 2D torus N x c
-/// (N = |G|) that the square, gcd or §3.1 rule splits into K_0 + K_1; each H_j
+/// (N = |G|) that the square, gcd, §3.1 or gap-switch rule splits into K_0 + K_1; each H_j
 /// (j >= 1) has a copy in every layer, and c - 1 square switches with
 /// K's layer links join the copies into one cycle. A switch keeps K_i
 /// one cycle when its two layer links run the same way round K_i, and the
@@ -93,12 +105,12 @@ std::vector<Rank> cycle_positions(const LinkColouring& col, int c);
 
 /// Whether the torus has a decomposition from a rule with O(1) state per
 /// rank, no search and no table: 2D with both sides even (Meyer & Sibeyn
-/// §3.1) or equal, and odd cubes. Other shapes need doubling's or the
+/// §3.1) or equal, or both >= 3 (gcd and gap-switch rules), and odd cubes. Other shapes need doubling's or the
 /// layered lift's table (O(P · d) per rank to build) or the switch search.
 bool decomposes_by_rule(const Torus& t);
 
 /// The first construction that applies without a search: square, gcd,
-/// odd cube, doubling, then `lift` (the layered lift; a lift under way
+/// gap switch, odd cube, doubling, then `lift` (the layered lift; a lift under way
 /// passes its own, which reuses the G it has decomposed). nullptr if none does.
 std::unique_ptr<LinkColouring> decomposition_by_rule(
     const Torus& t,

@@ -121,7 +121,7 @@ class LayeredColouring final : public LinkColouring {
 
   /// Decomposes G and H_0 x C_c by the 2D rule *rule or the next that
   /// applies (0: square; s >= 1: gcd from shift s on; -1: Meyer & Sibeyn
-  /// §3.1), moves *rule past it, then joins each H_j's layer copies.
+  /// §3.1; -2: gap switches), moves *rule past it, then joins each H_j's layer copies.
   Outcome build(int* rule) {
     pos_ = cycle_positions(*base_, h0_);
     prod_torus_ = std::make_unique<Torus>(std::vector<int>{static_cast<int>(n_), c_});
@@ -138,6 +138,10 @@ class LayeredColouring final : public LinkColouring {
     if (!prod_ && *rule == -1) {
       prod_ = section31_decomposition(*prod_torus_);
       *rule = -2;
+    }
+    if (!prod_ && *rule == -2) {
+      prod_ = gap_switch_decomposition(*prod_torus_);
+      *rule = -3;
     }
     if (!prod_) return Outcome::no_product;
     const Rank L = prod_torus_->size();

@@ -41,11 +41,12 @@ TEST(Hamiltonian, PicksTheConstructionByShape) {
   EXPECT_EQ(HamiltonianSchedule(Torus({6, 8})).construction(), "forwarding rules of Meyer & Sibeyn §3.1");
   EXPECT_EQ(HamiltonianSchedule(Torus({7, 7})).construction(), "closed form for k x k (anti-diagonal switch)");
   EXPECT_EQ(HamiltonianSchedule(Torus({9, 15})).construction().rfind("closed form for gcd(m, n) = 3", 0), 0u);
-  EXPECT_EQ(HamiltonianSchedule(Torus({6, 7})).construction().rfind("4-cycle switch search", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({6, 7})).construction().rfind("closed form by row-gap switches", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4})).construction().rfind("layered", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4, 4, 4})).construction().rfind("layered", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4, 4, 2})).construction().rfind("layered", 0), 0u);
-  EXPECT_EQ(HamiltonianSchedule(Torus({3, 4, 5})).construction().rfind("4-cycle switch search", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({3, 4, 5})).construction().rfind("layered", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 6})).construction().rfind("4-cycle switch search", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({8, 8, 8, 8})).construction().rfind("doubling", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({5, 5, 5})).construction().rfind("closed form for odd m x m x m", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({1, 7, 7, 7})).construction().rfind("closed form for odd m x m x m", 0), 0u);
@@ -78,6 +79,37 @@ TEST(Decomposition, ClosedFormsAreHamiltonian) {
   EXPECT_EQ(gcd_decomposition(Torus({5, 7})), nullptr);  // g = 1: never
 }
 
+// The row-gap switches: every 2D shape with unequal sides from 3 to 40, in
+// both orders, gcd 1 or not, and three large coprime ones; with them the
+// 2D rules leave no shape with sides >= 3 to the search.
+TEST(Decomposition, GapSwitchRuleCoversEvery2DShape) {
+  for (int m = 3; m <= 40; ++m)
+    for (int n = 3; n <= 40; ++n) {
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+      const Torus t({m, n});
+      auto by_rule = decomposition_by_rule(t);
+      ASSERT_NE(by_rule, nullptr);
+      ASSERT_TRUE(decomposes_by_rule(t));
+      EXPECT_TRUE(is_hamiltonian_decomposition(*by_rule));
+      if (m == n) {
+        EXPECT_EQ(gap_switch_decomposition(t), nullptr);  // the square rule's business
+        continue;
+      }
+      auto c = gap_switch_decomposition(t);
+      ASSERT_NE(c, nullptr);
+      std::string why;
+      EXPECT_TRUE(is_hamiltonian_decomposition(*c, &why)) << why;
+    }
+  for (const std::vector<int>& dims : {std::vector<int>{99, 100}, {1001, 3}, {64, 127}}) {
+    const Torus t(dims);  // the colouring refers to it
+    auto c = gap_switch_decomposition(t);
+    ASSERT_NE(c, nullptr) << dims[0] << "x" << dims[1];
+    EXPECT_TRUE(is_hamiltonian_decomposition(*c));
+  }
+  EXPECT_EQ(gap_switch_decomposition(Torus({2, 5})), nullptr);
+  EXPECT_EQ(gap_switch_decomposition(Torus({3, 4, 5})), nullptr);
+}
+
 // Knuth's odd-cube rule, structurally on every odd m up to 41 (68921
 // ranks); even sides and other shapes are not its business.
 TEST(Decomposition, OddCubeRuleIsHamiltonian) {
@@ -102,7 +134,8 @@ TEST(Decomposition, LayeredLiftsThreeToSixDimensions) {
       {4, 4, 4},    {6, 6, 6},       {8, 8, 16},         {16, 16, 16},      {4, 5, 6},
       {5, 5, 7},    {3, 3, 3, 3},    {4, 4, 4, 4},       {5, 5, 5, 5},      {4, 4, 2},
       {3, 3, 3, 3, 3}, {4, 4, 4, 4, 4}, {4, 4, 4, 4, 2},  {4, 4, 2, 2, 2},   {3, 3, 3, 3, 3, 3},
-      {4, 4, 4, 4, 4, 4}, {4, 4, 4, 2, 2, 2}};
+      {4, 4, 4, 4, 4, 4}, {4, 4, 4, 2, 2, 2}, {3, 4, 5},         {3, 5, 7},         {3, 3, 4},
+      {2, 3, 4},          {3, 4, 5, 7},       {3, 4, 4, 4, 5}};
   for (const auto& dims : shapes) {
     SCOPED_TRACE(name_of(dims));
     const Torus t(dims);
@@ -113,7 +146,7 @@ TEST(Decomposition, LayeredLiftsThreeToSixDimensions) {
     EXPECT_TRUE(is_hamiltonian_decomposition(*c, &why)) << why;
   }
   EXPECT_EQ(layered_decomposition(Torus({2, 2, 2})), nullptr);  // C2 x C2 has no two Hamiltonian cycles
-  EXPECT_EQ(layered_decomposition(Torus({3, 4, 5})), nullptr);  // no 2D rule for H_0 x C_c
+  EXPECT_EQ(layered_decomposition(Torus({4, 4, 6})), nullptr);  // no lift's switches join the layers
   EXPECT_EQ(layered_decomposition(Torus({6, 8})), nullptr);     // 2D: the 2D rules' business
 }
 
