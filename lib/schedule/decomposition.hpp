@@ -84,7 +84,8 @@ std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t);
 std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
 
 /// 3 or more sides > 1: G x C_c, with G the torus without the layer
-/// axis decomposed into H_0 .. H_{d-2}. H_0 x C_c is a 2D torus N x c
+/// axis decomposed into H_0 .. H_{d-2} (a 2D G by each of its rules in
+/// turn, where the first's switches do not fit). H_0 x C_c is a 2D torus N x c
 /// (N = |G|) that the square, gcd, §3.1 or gap-switch rule splits into K_0 + K_1; each H_j
 /// (j >= 1) has a copy in every layer, and c - 1 square switches with
 /// K's layer links join the copies into one cycle. A switch keeps K_i

@@ -19,6 +19,8 @@ namespace {
 struct Base {
   std::unique_ptr<Torus> torus;
   std::unique_ptr<LinkColouring> cycles;  ///< nullptr: G has none by rule
+  /// A 2D G's other rules' cycles, tried where the first's lift does not fit.
+  std::vector<std::unique_ptr<LinkColouring>> others;
 };
 
 /// The G already decomposed in one lift, by shape: nested lifts meet the
@@ -37,6 +39,10 @@ std::shared_ptr<const Base> base_of(std::vector<int> dims, Bases& bases) {
   base->cycles = dims.size() == 2
                      ? hamiltonian_decomposition(g)
                      : decomposition_by_rule(g, [&bases](const Torus& x) { return lift(x, bases); });
+  if (dims.size() == 2 && base->cycles)
+    for (auto* rule : {section31_decomposition, gap_switch_decomposition})
+      if (auto other = rule(g); other && other->construction() != base->cycles->construction())
+        base->others.push_back(std::move(other));
   bases.emplace(std::move(dims), base);
   return base;
 }
@@ -47,8 +53,8 @@ class LayeredColouring final : public LinkColouring {
   static std::unique_ptr<LinkColouring> make(const Torus& t, Bases& bases) {
     const std::vector<int> axes = t.active_axes();
     if (axes.size() < 3 || t.open_axes() != 0) return nullptr;
-    // Then each cycle of G as H_0, then the first kRules 2D rules that give
-    // H_0 x C_c (each try costs O(P)).
+    // Then each decomposition of G, each of its cycles as H_0, then the
+    // first kRules 2D rules that give H_0 x C_c (each try costs O(P)).
     constexpr int kRules = 3;
     const int d = static_cast<int>(axes.size());
     for (int layer = d - 1; layer >= 0; --layer) {
@@ -57,16 +63,20 @@ class LayeredColouring final : public LinkColouring {
         if (k != layer) dims.push_back(t.dim(axes[static_cast<std::size_t>(k)]));
       const auto base = base_of(std::move(dims), bases);
       if (!base->cycles || base->cycles->count() != d - 1) continue;
-      for (int h0 = 0; h0 < d - 1; ++h0)
-        for (int rule = 0, tried = 0; tried < kRules; ++tried) {
-          auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0, base));
-          const Outcome made = c->build(&rule);
-          if (made == Outcome::made) {
-            auto table = tabulate(*c);
-            if (is_hamiltonian_decomposition(*table)) return table;
+      std::vector<const LinkColouring*> gs = {base->cycles.get()};
+      for (const auto& other : base->others) gs.push_back(other.get());
+      for (const LinkColouring* g : gs) {
+        for (int h0 = 0; h0 < d - 1; ++h0)
+          for (int rule = 0, tried = 0; tried < kRules; ++tried) {
+            auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0, base, g));
+            const Outcome made = c->build(&rule);
+            if (made == Outcome::made) {
+              auto table = tabulate(*c);
+              if (is_hamiltonian_decomposition(*table)) return table;
+            }
+            if (made == Outcome::no_product) break;
           }
-          if (made == Outcome::no_product) break;
-        }
+      }
     }
     return nullptr;
   }
@@ -95,10 +105,10 @@ class LayeredColouring final : public LinkColouring {
  private:
   enum class Outcome { made, no_switches, no_product };
 
-  LayeredColouring(const Torus& t, int layer_k, int h0, std::shared_ptr<const Base> base)
+  LayeredColouring(const Torus& t, int layer_k, int h0, std::shared_ptr<const Base> base, const LinkColouring* g)
       : LinkColouring(t), layer_k_(layer_k), layer_axis_(axes()[static_cast<std::size_t>(layer_k)]),
         c_(t.dim(layer_axis_)), h0_(h0), owned_(std::move(base)), base_torus_(owned_->torus.get()),
-        base_(owned_->cycles.get()), n_(base_torus_->size()) {
+        base_(g), n_(base_torus_->size()) {
     for (int k = 0; k < count(); ++k) {
       base_k_.push_back(k == layer_k_ ? -1 : static_cast<int>(full_k_.size()));
       if (k != layer_k_) full_k_.push_back(k);

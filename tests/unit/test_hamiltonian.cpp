@@ -135,7 +135,7 @@ TEST(Decomposition, LayeredLiftsThreeToSixDimensions) {
       {5, 5, 7},    {3, 3, 3, 3},    {4, 4, 4, 4},       {5, 5, 5, 5},      {4, 4, 2},
       {3, 3, 3, 3, 3}, {4, 4, 4, 4, 4}, {4, 4, 4, 4, 2},  {4, 4, 2, 2, 2},   {3, 3, 3, 3, 3, 3},
       {4, 4, 4, 4, 4, 4}, {4, 4, 4, 2, 2, 2}, {3, 4, 5},         {3, 5, 7},         {3, 3, 4},
-      {2, 3, 4},          {3, 4, 5, 7},       {3, 4, 4, 4, 5}};
+      {2, 3, 4},          {3, 4, 5, 7},       {3, 4, 4, 4, 5},    {8, 8, 6},         {4, 6, 8}};
   for (const auto& dims : shapes) {
     SCOPED_TRACE(name_of(dims));
     const Torus t(dims);
@@ -147,6 +147,7 @@ TEST(Decomposition, LayeredLiftsThreeToSixDimensions) {
   }
   EXPECT_EQ(layered_decomposition(Torus({2, 2, 2})), nullptr);  // C2 x C2 has no two Hamiltonian cycles
   EXPECT_EQ(layered_decomposition(Torus({4, 4, 6})), nullptr);  // no lift's switches join the layers
+  EXPECT_EQ(layered_decomposition(Torus({3, 4, 4, 4, 4})), nullptr);
   EXPECT_EQ(layered_decomposition(Torus({6, 8})), nullptr);     // 2D: the 2D rules' business
 }
 
