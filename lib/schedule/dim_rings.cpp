@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <tuple>
+
+#include "schedule/process_memo.hpp"
 
 namespace torusgather {
 namespace {
@@ -388,57 +392,82 @@ bool DimRingsSchedule::parse(const std::string& text, const Torus& torus, DimRin
   return true;
 }
 
-double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v, double r, double q, double inject) {
-  const DimRingsSchedule s(torus, v);
-  const bool streams = s.independent_colours();
-  // Per round: the busiest rank's messages and blocks, the busiest link's blocks.
+namespace {
+
+/// What model_cost weighs of a variant, whatever the block size: per round
+/// the busiest rank's messages and blocks and the busiest link's blocks,
+/// and the streams' fluid time.
+struct VariantRounds {
   struct Round {
-    RankMost most;
+    DimRingsSchedule::RankMost most;
     double link;
   };
   std::vector<Round> rounds;
-  double received = 0;
-  long long current = 0;
-  std::vector<ColourStep> steps;
-  std::vector<double> dir[2];
-  const auto flush = [&] {
-    double link = 0;
-    for (std::size_t a = 0; a < dir[0].size(); ++a)
-      link = std::max(link, ColourStep::busiest(torus, dir, a));
-    if (const RankMost most = most_per_rank(steps); most.sends > 0) {
-      rounds.push_back({most, link});
-      received += most.recv_blocks;
-    }
-    steps.clear();
-    for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
-  };
-  flush();
-  s.for_each_step([&](long long round, const ColourStep& step) {
-    if (round != current) {
-      flush();
-      current = round;
-    }
-    steps.push_back(step);
-    step.add_load(dir);
+  double received = 0, moved = 0, fluid = 0;
+  bool streams = false;
+};
+
+std::shared_ptr<const VariantRounds> variant_rounds(const Torus& torus, const DimRingsParams& v, double inject) {
+  using ColourStep = DimRingsSchedule::ColourStep;
+  // Made once per shape, variant and limit in the process: auto weighs the
+  // same variants at every block size (a balanced variant's weights are a search).
+  using Key = std::tuple<std::vector<int>, std::uint32_t, std::uint32_t, std::string, bool, double>;
+  static ProcessMemo<Key, VariantRounds> known(4096);
+  std::vector<int> dims;
+  for (int a = 0; a < torus.ndims(); ++a) dims.push_back(torus.dim(a));
+  const Key key{dims, torus.two_link_axes(), torus.open_axes(), DimRingsSchedule::to_string(v), v.snakes, inject};
+  return known.get(key, [&] {
+    auto made = std::make_shared<VariantRounds>();
+    const DimRingsSchedule s(torus, v);
+    made->streams = s.independent_colours();
+    long long current = 0;
+    std::vector<ColourStep> steps;
+    std::vector<double> dir[2];
+    const auto flush = [&] {
+      double link = 0;
+      for (std::size_t a = 0; a < dir[0].size(); ++a) link = std::max(link, ColourStep::busiest(torus, dir, a));
+      if (const DimRingsSchedule::RankMost most = DimRingsSchedule::most_per_rank(steps); most.sends > 0) {
+        made->rounds.push_back({most, link});
+        made->received += most.recv_blocks;
+        made->moved += most.moved_blocks;
+      }
+      steps.clear();
+      for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
+    };
+    flush();
+    s.for_each_step([&](long long round, const ColourStep& step) {
+      if (round != current) {
+        flush();
+        current = round;
+      }
+      steps.push_back(step);
+      step.add_load(dir);
+    });
+    flush();
+    made->fluid = made->streams ? s.fluid_blocks(inject) : 0;
+    return made;
   });
-  flush();
-  double total = 0, moved = 0;
-  for (const Round& x : rounds) moved += x.most.moved_blocks;
-  // Streams: their time in the fluid model, links and injection limit
-  // together, spread over the rounds as they receive.
-  const double fluid = streams ? s.fluid_blocks(inject) : 0;
-  for (const Round& x : rounds) {
-    if (streams) {
-      // As predict() prices a streams round: its start-up, then the longer
+}
+
+}  // namespace
+
+double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v, double r, double q, double inject) {
+  const auto w = variant_rounds(torus, v, inject);
+  double total = 0;
+  for (const VariantRounds::Round& x : w->rounds) {
+    if (w->streams) {
+      // Streams: their time in the fluid model, links and injection limit
+      // together, spread over the rounds as they receive; each round priced
+      // as predict() prices a streams round: its start-up, then the longer
       // of its overheads and its transfers, and part of the shorter.
-      const double net = received > 0 ? fluid * x.most.recv_blocks / received : 0;
+      const double net = w->received > 0 ? w->fluid * x.most.recv_blocks / w->received : 0;
       total += streams_round(std::max(0.0, r * (1 - 2 * q)), q * r * (x.most.sends + x.most.recvs), net);
     } else {
       total += r * (1 + q * (x.most.sends + x.most.recvs - 2.0)) + x.link;
     }
   }
   // In step: the rounds' links, then what the limit adds.
-  return streams ? total : total + (inject > 0 ? moved / inject : 0.0);
+  return w->streams ? total : total + (inject > 0 ? w->moved / inject : 0.0);
 }
 
 double DimRingsSchedule::fluid_blocks(double inject) const {
