@@ -412,7 +412,7 @@ std::shared_ptr<const VariantRounds> variant_rounds(const Torus& torus, const Di
   // Made once per shape, variant and limit in the process: auto weighs the
   // same variants at every block size (a balanced variant's weights are a search).
   using Key = std::tuple<std::vector<int>, std::uint32_t, std::uint32_t, std::string, bool, double>;
-  static ProcessMemo<Key, VariantRounds> known(4096);
+  static ProcessMemo<Key, VariantRounds> known(256);
   std::vector<int> dims;
   for (int a = 0; a < torus.ndims(); ++a) dims.push_back(torus.dim(a));
   const Key key{dims, torus.two_link_axes(), torus.open_axes(), DimRingsSchedule::to_string(v), v.snakes, inject};
