@@ -48,10 +48,10 @@ SHAPES = [
     (10**6, 6, "10x10x10x10x10x10"),
     # Whole machines: Sequoia (Blue Gene/Q, 96 racks, 16x12x16x16x2 nodes,
     # two links on E), Fugaku (Tofu-D, 24x23x24x2x3x2 nodes; one rank and
-    # four per node), and mixed sides at 10^6.
+    # four per node), and mixed sides at 10^6 (999x1001: coprime sides).
     (98304, 5, "16x12x16x16x2", 0, (["--pair-links", "2"], "two links on the side of 2")),
     (158976, 6, "24x23x24x2x3x2"), (635904, 6, "24x23x24x2x3x2x4", 4),
-    (10**6, 3, "256x256x16"), (10**6, 3, "200x200x25"),
+    (10**6, 3, "256x256x16"), (10**6, 3, "200x200x25"), (999999, 2, "999x1001"),
 ]
 QUICK = {"8x8x8", "16x16x16", "99x99x99"}
 # Above 1024 ranks auto leaves these out (their cost profiles are stepped);
