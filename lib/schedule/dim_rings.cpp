@@ -233,35 +233,27 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
   // port of each round, messages and blocks, towards +axis and -axis.
   std::vector<int> messages[2];
   std::vector<double> blocks[2];
-  long long current = 0;
-  const auto flush = [&] {
-    for (int dir = 0; dir < 2; ++dir) {
-      if (messages[dir].empty()) continue;
-      max_link_messages_ = std::max(max_link_messages_, *std::max_element(messages[dir].begin(), messages[dir].end()));
-      max_link_blocks_ = std::max(max_link_blocks_, *std::max_element(blocks[dir].begin(), blocks[dir].end()));
-    }
+  for_each_round([&](const std::vector<ColourStep>& steps, const std::vector<double> (&)[2]) {
     for (int dir = 0; dir < 2; ++dir) {
       messages[dir].assign(static_cast<std::size_t>(torus.ndims()), 0);
       blocks[dir].assign(static_cast<std::size_t>(torus.ndims()), 0.0);
     }
-  };
-  flush();
-  for_each_step([&](long long round, const ColourStep& step) {
-    if (round != current) {
-      flush();
-      current = round;
+    for (const ColourStep& step : steps) {
+      const auto a = static_cast<std::size_t>(step.axis);
+      // A lane's two messages leave on two ports of its own: counted as one.
+      const int first = step.lane == 1 ? 0 : 1;
+      ++messages[first][a];
+      blocks[first][a] += step.blocks;
+      if (step.messages == 2 && step.lane < 0) {
+        ++messages[0][a];
+        blocks[0][a] += step.blocks;
+      }
     }
-    const auto a = static_cast<std::size_t>(step.axis);
-    // A lane's two messages leave on two ports of its own: counted as one.
-    const int first = step.lane == 1 ? 0 : 1;
-    ++messages[first][a];
-    blocks[first][a] += step.blocks;
-    if (step.messages == 2 && step.lane < 0) {
-      ++messages[0][a];
-      blocks[0][a] += step.blocks;
+    for (int dir = 0; dir < 2; ++dir) {
+      max_link_messages_ = std::max(max_link_messages_, *std::max_element(messages[dir].begin(), messages[dir].end()));
+      max_link_blocks_ = std::max(max_link_blocks_, *std::max_element(blocks[dir].begin(), blocks[dir].end()));
     }
   });
-  flush();
 }
 
 void DimRingsSchedule::for_each_step(const std::function<void(long long, const ColourStep&)>& f) const {
@@ -293,6 +285,28 @@ void DimRingsSchedule::for_each_step(const std::function<void(long long, const C
       if (antipode && !whole_) step.blocks /= 2;
       f(round, step);
     }
+}
+
+void DimRingsSchedule::for_each_round(
+    const std::function<void(const std::vector<ColourStep>&, const std::vector<double> (&)[2])>& f) const {
+  long long current = 0;
+  std::vector<ColourStep> steps;
+  std::vector<double> dir[2];
+  const auto flush = [&] {
+    if (!steps.empty()) f(steps, dir);
+    steps.clear();
+    for (auto& d : dir) d.assign(static_cast<std::size_t>(torus().ndims()), 0.0);
+  };
+  flush();
+  for_each_step([&](long long round, const ColourStep& step) {
+    if (round != current) {
+      flush();
+      current = round;
+    }
+    steps.push_back(step);
+    step.add_load(dir);
+  });
+  flush();
 }
 
 DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<ColourStep>& round) {
@@ -420,10 +434,7 @@ std::shared_ptr<const VariantRounds> variant_rounds(const Torus& torus, const Di
     auto made = std::make_shared<VariantRounds>();
     const DimRingsSchedule s(torus, v);
     made->streams = s.independent_colours();
-    long long current = 0;
-    std::vector<ColourStep> steps;
-    std::vector<double> dir[2];
-    const auto flush = [&] {
+    s.for_each_round([&](const std::vector<ColourStep>& steps, const std::vector<double> (&dir)[2]) {
       double link = 0;
       for (std::size_t a = 0; a < dir[0].size(); ++a) link = std::max(link, ColourStep::busiest(torus, dir, a));
       if (const DimRingsSchedule::RankMost most = DimRingsSchedule::most_per_rank(steps); most.sends > 0) {
@@ -431,19 +442,7 @@ std::shared_ptr<const VariantRounds> variant_rounds(const Torus& torus, const Di
         made->received += most.recv_blocks;
         made->moved += most.moved_blocks;
       }
-      steps.clear();
-      for (auto& d : dir) d.assign(static_cast<std::size_t>(torus.ndims()), 0.0);
-    };
-    flush();
-    s.for_each_step([&](long long round, const ColourStep& step) {
-      if (round != current) {
-        flush();
-        current = round;
-      }
-      steps.push_back(step);
-      step.add_load(dir);
     });
-    flush();
     made->fluid = made->streams ? s.fluid_blocks(inject) : 0;
     return made;
   });

@@ -122,6 +122,10 @@ class DimRingsSchedule final : public Schedule {
   };
   /// Calls f(round, step) for every colour at work, rounds in order: O(rounds · C).
   void for_each_step(const std::function<void(long long, const ColourStep&)>& f) const;
+  /// Calls f(steps, dir) once per round, in order: the round's colour steps
+  /// and their blocks per axis towards − (dir[0]) and + (dir[1]) (add_load).
+  void for_each_round(
+      const std::function<void(const std::vector<ColourStep>&, const std::vector<double> (&)[2])>& f) const;
   /// What the busiest rank sends and receives in a round of these steps
   /// (each a maximum of its own over the ranks): O(C²) per round.
   struct RankMost {

@@ -18,16 +18,14 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
   // node's k ranks, all in the same phase, send over it.
   const auto [node_axis, share] = node_axis_of(t, node_ranks);
   CostProfile out;
-  std::vector<double> dir[2];
-  std::vector<DimRingsSchedule::ColourStep> steps;
-  RoundCost c;
-  long long current = 0;
-  const auto flush = [&] {
+  s.for_each_round([&](const std::vector<DimRingsSchedule::ColourStep>& steps, const std::vector<double> (&dir)[2]) {
     const DimRingsSchedule::RankMost most = DimRingsSchedule::most_per_rank(steps);
+    RoundCost c;
+    c.hops = 1;
+    c.streams = s.independent_colours();
     c.sends = most.sends;
     c.recvs = most.recvs;
     c.recv_blocks = most.recv_blocks;
-    steps.clear();
     for (std::size_t a = 0; a < dir[0].size(); ++a) {
       const double load = DimRingsSchedule::ColourStep::busiest(t, dir, a);  // as profile() charges it
       if (static_cast<int>(a) == node_axis)
@@ -36,21 +34,7 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
         c.link_blocks = std::max(c.link_blocks, share * load);
     }
     if (c.sends > 0) out.add(c);
-    c = RoundCost{};
-    c.hops = 1;
-    c.streams = s.independent_colours();
-    for (auto& d : dir) d.assign(static_cast<std::size_t>(t.ndims()), 0.0);
-  };
-  flush();
-  s.for_each_step([&](long long round, const DimRingsSchedule::ColourStep& step) {
-    if (round != current) {
-      flush();
-      current = round;
-    }
-    steps.push_back(step);
-    step.add_load(dir);
   });
-  flush();
   // Streams do not wait for each other's rounds: the links' time is the
   // fluid model's, spread over the rounds as what they receive.
   spread_streams(&out, s.streams_link_blocks(), share);
