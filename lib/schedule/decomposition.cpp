@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <numeric>
 #include <random>
 #include <tuple>
@@ -182,9 +183,11 @@ std::unique_ptr<LinkColouring> gap_switch_decomposition(const Torus& t) {
   // (L, t): the parities' choice first, which is the one for gcd(m, n) = 1.
   const int L0 = m % 2 == 1 ? n - 1 : n;
   const int t0 = m % 2 == 1 && n % 2 == 0 ? m - 1 : m - 2;
-  const std::pair<int, int> variants[] = {{L0, t0}, {n - 1, m - 1}, {n - 1, m - 2}, {n, m - 1}, {n, m - 2}};
-  for (const auto& [L, top] : variants) {
-    if ((L - (top - 1)) % 2 != 0) continue;
+  const std::pair<int, int> first{L0, t0};
+  const std::pair<int, int> variants[] = {first, {n - 1, m - 1}, {n - 1, m - 2}, {n, m - 1}, {n, m - 2}};
+  for (std::size_t i = 0; i < std::size(variants); ++i) {
+    const auto [L, top] = variants[i];
+    if ((L - (top - 1)) % 2 != 0 || (i > 0 && variants[i] == first)) continue;  // each checked once, O(P)
     const int pairs = (L - (top - 1)) / 2;  // (top - 1) + 2 * pairs = L, pairs >= 1 as n > m
     // The switched square's x in row gap y (between rows y and y + 1), or -1.
     auto square = [L = L, pairs](int y) { return y >= L ? -1 : y < 2 * pairs ? y % 2 : y - 2 * pairs + 2; };
