@@ -229,7 +229,7 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
   // port of each round, messages and blocks, towards +axis and -axis.
   std::vector<int> messages[2];
   std::vector<double> blocks[2];
-  for_each_round([&](const std::vector<ColourStep>& steps, const std::vector<double> (&)[2]) {
+  for_each_run([&](long long, const std::vector<ColourStep>& steps, const std::vector<double> (&)[2]) {
     for (int dir = 0; dir < 2; ++dir) {
       messages[dir].assign(static_cast<std::size_t>(torus.ndims()), 0);
       blocks[dir].assign(static_cast<std::size_t>(torus.ndims()), 0.0);
@@ -252,14 +252,19 @@ DimRingsSchedule::DimRingsSchedule(const Torus& torus, DimRingsParams params)
   });
 }
 
-void DimRingsSchedule::for_each_step(const std::function<void(long long, const ColourStep&)>& f) const {
+void DimRingsSchedule::for_each_run(
+    const std::function<void(long long, const std::vector<ColourStep>&, const std::vector<double> (&)[2])>& f) const {
   // Per colour: its phase, the rounds before it, and its group (the blocks
   // of the sides gathered so far) before the colour cut.
   const int phases = this->phases();
   std::vector<int> phase(static_cast<std::size_t>(colours_), 0);
   std::vector<long long> start(static_cast<std::size_t>(colours_), 0);
   std::vector<double> group(static_cast<std::size_t>(colours_), 1.0);
-  for (long long round = 1; round <= rounds_; ++round)
+  std::vector<ColourStep> steps;
+  std::vector<double> dir[2];
+  for (long long round = 1; round <= rounds_;) {
+    long long last = rounds_;  // the run's last round
+    steps.clear();
     for (int c = 0; c < colours_; ++c) {
       const auto i = static_cast<std::size_t>(c);
       while (phase[i] < phases && round > start[i] + phase_ring(c, phase[i]).steps(torus())) {
@@ -271,7 +276,8 @@ void DimRingsSchedule::for_each_step(const std::function<void(long long, const C
       const Ring& ring = phase_ring(c, phase[i]);
       const int n = ring.length(torus());
       const bool open = ring.open(torus());
-      const bool antipode = !open && n % 2 == 0 && round - start[i] == n / 2;
+      const long long end = start[i] + ring.steps(torus()), antipode_round = start[i] + n / 2;
+      const bool antipode = !open && n % 2 == 0 && round == antipode_round;
       ColourStep step{ring.axis, group[i] * weight(c), 2, ring.pair >= 0 ? ring.lane : -1};
       if (open) {
         step.line = n;
@@ -279,30 +285,23 @@ void DimRingsSchedule::for_each_step(const std::function<void(long long, const C
       }
       if (antipode && whole_) step.messages = 1;
       if (antipode && !whole_) step.blocks /= 2;
-      f(round, step);
+      steps.push_back(step);
+      // A ring's rounds are alike up to its phase's end, an even ring's up
+      // to its antipode; a line's step differs every round.
+      if (open)
+        last = round;
+      else if (n % 2 == 0 && round < antipode_round)
+        last = std::min(last, std::min(end, antipode_round - 1));
+      else
+        last = std::min(last, end);
     }
-}
-
-void DimRingsSchedule::for_each_round(
-    const std::function<void(const std::vector<ColourStep>&, const std::vector<double> (&)[2])>& f) const {
-  long long current = 0;
-  std::vector<ColourStep> steps;
-  std::vector<double> dir[2];
-  const auto flush = [&] {
-    if (!steps.empty()) f(steps, dir);
-    steps.clear();
-    for (auto& d : dir) d.assign(static_cast<std::size_t>(torus().ndims()), 0.0);
-  };
-  flush();
-  for_each_step([&](long long round, const ColourStep& step) {
-    if (round != current) {
-      flush();
-      current = round;
+    if (!steps.empty()) {
+      for (auto& d : dir) d.assign(static_cast<std::size_t>(torus().ndims()), 0.0);
+      for (const ColourStep& step : steps) step.add_load(dir);
+      f(last - round + 1, steps, dir);
     }
-    steps.push_back(step);
-    step.add_load(dir);
-  });
-  flush();
+    round = last + 1;
+  }
 }
 
 DimRingsSchedule::RankMost DimRingsSchedule::most_per_rank(const std::vector<ColourStep>& round) {

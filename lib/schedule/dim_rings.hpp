@@ -120,12 +120,12 @@ class DimRingsSchedule final : public Schedule {
       return t.shared_link(static_cast<int>(a)) ? dir[0][a] + dir[1][a] : std::max(dir[0][a], dir[1][a]);
     }
   };
-  /// Calls f(round, step) for every colour at work, rounds in order: O(rounds · C).
-  void for_each_step(const std::function<void(long long, const ColourStep&)>& f) const;
-  /// Calls f(steps, dir) once per round, in order: the round's colour steps
-  /// and their blocks per axis towards − (dir[0]) and + (dir[1]) (add_load).
-  void for_each_round(
-      const std::function<void(const std::vector<ColourStep>&, const std::vector<double> (&)[2])>& f) const;
+  /// Calls f(rounds, steps, dir) once per run of alike rounds, in order:
+  /// the run's length, its colour steps and their blocks per axis towards
+  /// − (dir[0]) and + (dir[1]) (add_load). O(C · (C + phases)) per run, at
+  /// most 2 · C · phases runs on rings; a line's rounds are one run each.
+  void for_each_run(
+      const std::function<void(long long, const std::vector<ColourStep>&, const std::vector<double> (&)[2])>& f) const;
   /// What the busiest rank sends and receives in a round of these steps
   /// (each a maximum of its own over the ranks): O(C²) per round.
   struct RankMost {

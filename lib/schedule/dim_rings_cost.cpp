@@ -20,6 +20,7 @@ namespace {
 /// and the streams' fluid time.
 struct VariantRounds {
   struct Round {
+    long long times;  ///< alike rounds in a row
     DimRingsSchedule::RankMost most;
     double link;
   };
@@ -41,13 +42,13 @@ std::shared_ptr<const VariantRounds> variant_rounds(const Torus& torus, const Di
     auto made = std::make_shared<VariantRounds>();
     const DimRingsSchedule s(torus, v);
     made->streams = s.independent_colours();
-    s.for_each_round([&](const std::vector<ColourStep>& steps, const std::vector<double> (&dir)[2]) {
+    s.for_each_run([&](long long times, const std::vector<ColourStep>& steps, const std::vector<double> (&dir)[2]) {
       double link = 0;
       for (std::size_t a = 0; a < dir[0].size(); ++a) link = std::max(link, ColourStep::busiest(torus, dir, a));
       if (const DimRingsSchedule::RankMost most = DimRingsSchedule::most_per_rank(steps); most.sends > 0) {
-        made->rounds.push_back({most, link});
-        made->received += most.recv_blocks;
-        made->moved += most.moved_blocks;
+        made->rounds.push_back({times, most, link});
+        made->received += static_cast<double>(times) * most.recv_blocks;
+        made->moved += static_cast<double>(times) * most.moved_blocks;
       }
     });
     made->fluid = made->streams ? s.fluid_blocks(inject) : 0;
@@ -67,9 +68,10 @@ double DimRingsSchedule::model_cost(const Torus& torus, const DimRingsParams& v,
       // as predict() prices a streams round: its start-up, then the longer
       // of its overheads and its transfers, and part of the shorter.
       const double net = w->received > 0 ? w->fluid * x.most.recv_blocks / w->received : 0;
-      total += streams_round(std::max(0.0, r * (1 - 2 * q)), q * r * (x.most.sends + x.most.recvs), net);
+      total += static_cast<double>(x.times) *
+               streams_round(std::max(0.0, r * (1 - 2 * q)), q * r * (x.most.sends + x.most.recvs), net);
     } else {
-      total += r * (1 + q * (x.most.sends + x.most.recvs - 2.0)) + x.link;
+      total += static_cast<double>(x.times) * (r * (1 + q * (x.most.sends + x.most.recvs - 2.0)) + x.link);
     }
   }
   // In step: the rounds' links, then what the limit adds.

@@ -52,9 +52,9 @@ class Fluid {
       double group = 1;
       for (const Ring& ring : order) {
         const int a = ring.axis, n = ring.length(torus);
-        const long long steps = ring.steps(torus);
-        for (long long step = 1; step <= steps; ++step) {
-          const bool antipode = !ring.open(torus) && n % 2 == 0 && step == n / 2;
+        // `times` alike rounds of this ring, at its antipode or not.
+        const auto add = [&](bool antipode, long long times) {
+          if (times <= 0) return;
           const bool whole = antipode && whole_antipode && ring.pair < 0;
           const double b = antipode && !whole ? group / 2 : group;
           Round r;
@@ -70,15 +70,34 @@ class Fluid {
             r.messages.push_back({2 * a, b});
             if (lanes) r.messages.push_back({2 * a + 1, b});
           }
+          auto& rounds = rounds_.back();
+          for (const Message& m : r.messages)
+            load_[static_cast<std::size_t>(m.link)].back() += static_cast<double>(times) * m.blocks;
           // Rounds of one message on the same link in a row keep that link
           // busy without a gap: one flow of their blocks takes the same time.
-          auto& rounds = rounds_.back();
-          for (const Message& m : r.messages) load_[static_cast<std::size_t>(m.link)].back() += m.blocks;
-          if (r.messages.size() == 1 && !rounds.empty() && rounds.back().messages.size() == 1 &&
-              rounds.back().messages[0].link == r.messages[0].link)
-            rounds.back().messages[0].blocks += r.messages[0].blocks;
-          else
+          if (r.messages.size() == 1) {
+            const double blocks = static_cast<double>(times) * r.messages[0].blocks;
+            if (!rounds.empty() && rounds.back().messages.size() == 1 &&
+                rounds.back().messages[0].link == r.messages[0].link) {
+              rounds.back().messages[0].blocks += blocks;
+            } else {
+              r.messages[0].blocks = blocks;
+              rounds.push_back(r);
+            }
+          } else {
+            r.times = times;
             rounds.push_back(r);
+          }
+        };
+        // An even ring's antipode, step n/2, differs from its other steps.
+        const long long steps = ring.steps(torus);
+        const long long antipode = !ring.open(torus) && n % 2 == 0 && n / 2 <= steps ? n / 2 : 0;
+        if (antipode > 0) {
+          add(false, antipode - 1);
+          add(true, 1);
+          add(false, steps - antipode);
+        } else {
+          add(false, steps);
         }
         group *= n;
       }
@@ -95,16 +114,17 @@ class Fluid {
       double left, rate = 0;
     };
     std::vector<Open> open;
-    std::vector<std::size_t> at(colours_, 0);
+    std::vector<Cursor> at(colours_);
     std::vector<int> pending(colours_, 0);
     const auto start_next = [&](std::size_t c) {
       if (!(weights[c] > 0)) return;
-      for (; at[c] < rounds_[c].size() && pending[c] == 0; ++at[c])
-        for (const Message& m : rounds_[c][at[c]].messages)
-          if (const double blocks = weights[c] * m.blocks; blocks > 0) {
-            open.push_back({c, static_cast<std::size_t>(m.link), blocks});
-            ++pending[c];
-          }
+      next_round(c, at[c], [&](const Message& m) {
+        const double blocks = weights[c] * m.blocks;
+        if (!(blocks > 0)) return false;
+        open.push_back({c, static_cast<std::size_t>(m.link), blocks});
+        ++pending[c];
+        return true;
+      });
     };
     for (std::size_t c = 0; c < colours_; ++c) start_next(c);
     double t = 0;
@@ -176,7 +196,7 @@ class Fluid {
       most = std::max(most, left_[l]);
     }
     if (most > cut) return INFINITY;
-    at_.assign(colours_, 0);
+    at_.assign(colours_, Cursor{});
     open_.assign(colours_, 0);
     for (Link& l : links_) {
       l.flows.clear();
@@ -232,7 +252,23 @@ class Fluid {
  private:
   struct Round {
     std::vector<Message> messages;
+    long long times = 1;  ///< alike rounds in a row
   };
+  /// Where a colour is in its rounds: the run, and its rounds started.
+  struct Cursor {
+    std::size_t run = 0;
+    long long done = 0;
+  };
+  /// Starts colour c's rounds from `at` until one sends something:
+  /// send(message) says whether it did.
+  template <class Send>
+  void next_round(std::size_t c, Cursor& at, Send send) const {
+    const auto& rounds = rounds_[c];
+    for (bool sent = false; !sent && at.run < rounds.size();) {
+      for (const Message& m : rounds[at.run].messages) sent = send(m) || sent;
+      if (++at.done == rounds[at.run].times) at = Cursor{at.run + 1, 0};
+    }
+  }
   struct Flow {
     std::size_t colour;
     double target;  ///< the link's `served` at which it has arrived
@@ -246,21 +282,19 @@ class Fluid {
   };
   /// Starts colour c's next round that moves anything.
   void start(std::size_t c) {
-    const auto& rounds = rounds_[c];
     const double weight = (*weights_)[c];
     if (!(weight > 0)) return;  // no rounds
-    for (; at_[c] < rounds.size() && open_[c] == 0; ++at_[c])
-      for (const Message& m : rounds[at_[c]].messages) {
-        const double blocks = weight * m.blocks;
-        if (blocks > 0) {
-          Link& l = links_[static_cast<std::size_t>(m.link)];
-          l.flows.push_back({c, l.served + blocks});
-          l.share = 1.0 / static_cast<double>(l.flows.size());
-          l.first = std::min(l.first, l.served + blocks);
-          ++open_[c];
-          ++active_;
-        }
-      }
+    next_round(c, at_[c], [&](const Message& m) {
+      const double blocks = weight * m.blocks;
+      if (!(blocks > 0)) return false;
+      Link& l = links_[static_cast<std::size_t>(m.link)];
+      l.flows.push_back({c, l.served + blocks});
+      l.share = 1.0 / static_cast<double>(l.flows.size());
+      l.first = std::min(l.first, l.served + blocks);
+      ++open_[c];
+      ++active_;
+      return true;
+    });
   }
   std::size_t colours_;
   std::vector<std::vector<Round>> rounds_;
@@ -268,7 +302,7 @@ class Fluid {
   std::vector<int> mirror_;                ///< per link: 2 where the - side repeats it
   std::vector<double> left_;               ///< per link: blocks still to serve
   const std::vector<double>* weights_ = nullptr;
-  std::vector<std::size_t> at_;
+  std::vector<Cursor> at_;
   std::vector<int> open_;
   std::vector<Link> links_;
   std::size_t active_ = 0;  ///< flows on all links

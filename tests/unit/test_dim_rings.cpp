@@ -55,6 +55,31 @@ TEST(DimRings, ManyShapes) {
   }
 }
 
+// Alike rounds come as one run: on rings a colour's phase is at most two
+// runs (an even ring's antipode apart), so a long side costs the model and
+// the profile O(1), not O(side); a line's rounds are one run each.
+TEST(DimRings, AlikeRoundsComeAsOneRun) {
+  for (const char* shape : {"10x100000", "2x500000", "7x8", "4x4x4x4x2", "2x3x4x5x6", "6x5m"}) {
+    const Torus t = parsed_torus(shape);
+    for (const DimRingsParams& v : {DimRingsParams{}, DimRingsParams{1, true, false}, DimRingsParams{0, false, true},
+                                    DimRingsParams{0, false, false, true}}) {
+      const DimRingsSchedule s(t, v);
+      long long rounds = 0, runs = 0, line_rounds = 0;
+      s.for_each_run([&](long long times, const std::vector<DimRingsSchedule::ColourStep>& steps,
+                         const std::vector<double>(&)[2]) {
+        EXPECT_GT(times, 0);
+        EXPECT_FALSE(steps.empty());
+        rounds += times;
+        ++runs;
+        if (std::any_of(steps.begin(), steps.end(), [](const auto& x) { return x.line > 0; })) line_rounds += times;
+      });
+      SCOPED_TRACE(std::string(shape) + " " + DimRingsSchedule::to_string(v));
+      EXPECT_EQ(rounds, s.rounds());
+      EXPECT_LE(runs - line_rounds, 2LL * s.colours() * s.phases());
+    }
+  }
+}
+
 // The small-block variants: 1 to d colours, the antipode's group in halves
 // or whole. Same rounds, every block once; the proof's link loads are the
 // step-through's.

@@ -18,7 +18,8 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
   // node's k ranks, all in the same phase, send over it.
   const auto [node_axis, share] = node_axis_of(t, node_ranks);
   CostProfile out;
-  s.for_each_round([&](const std::vector<DimRingsSchedule::ColourStep>& steps, const std::vector<double> (&dir)[2]) {
+  s.for_each_run([&](long long times, const std::vector<DimRingsSchedule::ColourStep>& steps,
+                     const std::vector<double> (&dir)[2]) {
     const DimRingsSchedule::RankMost most = DimRingsSchedule::most_per_rank(steps);
     RoundCost c;
     c.hops = 1;
@@ -33,7 +34,7 @@ CostProfile dim_rings(const DimRingsSchedule& s, int node_ranks) {
       else
         c.link_blocks = std::max(c.link_blocks, share * load);
     }
-    if (c.sends > 0) out.add(c);
+    if (c.sends > 0) out.add(c, times);
   });
   // Streams do not wait for each other's rounds: the links' time is the
   // fluid model's, spread over the rounds as what they receive.
