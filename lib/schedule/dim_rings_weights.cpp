@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <climits>
+#include <cstdint>
 #include <memory>
 #include <numeric>
 #include <tuple>
@@ -205,6 +207,7 @@ class Fluid {
       l.share = 0;
     }
     active_ = 0;
+    last_.ref = colours_;
     for (std::size_t c = 0; c < colours_; ++c) start(c);
     double t = 0;
     while (active_ > 0) {
@@ -245,6 +248,7 @@ class Fluid {
       if (t + most > cut) return INFINITY;
       // A colour whose round has arrived starts its next one.
       for (std::size_t c : arrived_) start(c);
+      skip_periods(&t);
     }
     return t;
   }
@@ -280,6 +284,90 @@ class Fluid {
     double first = INFINITY;  ///< the least target among its flows
     double share = 0;         ///< 1 / its flows: what each gets per unit of time
   };
+  /// Rounds repeat within runs, so the links often come back to the same
+  /// flows with every colour further on in the same run. Each time the
+  /// first unfinished colour starts a round, the state is compared with the
+  /// last such start; a repeat is carried forward for as many whole periods
+  /// as every run still has, one to spare. A colour with no round ending in
+  /// the period has the same flows, each a fixed amount shorter, and bounds
+  /// the periods too. O(runs) events instead of O(rounds) on long rings.
+  void skip_periods(double* t) {
+    std::size_t ref = colours_;
+    for (std::size_t c = 0; c < colours_ && ref == colours_; ++c)
+      if (open_[c] > 0) ref = c;
+    if (ref == colours_ || std::find(arrived_.begin(), arrived_.end(), ref) == arrived_.end()) return;
+    bool repeats = false;  // some run has rounds to skip
+    for (std::size_t c = 0; c < colours_ && !repeats; ++c)
+      repeats = at_[c].run < rounds_[c].size() && rounds_[c][at_[c].run].times - at_[c].done >= 2;
+    Snapshot& now = spare_;
+    now.ref = repeats ? ref : colours_;
+    if (!repeats) return std::swap(now, last_);
+    now.t = *t;
+    now.at = at_;
+    now.left = left_;
+    now.flows.resize(links_.size());
+    for (std::size_t l = 0; l < links_.size(); ++l) {
+      now.flows[l].clear();
+      for (const Flow& f : links_[l].flows) now.flows[l].push_back({f.colour, f.target - links_[l].served});
+      std::sort(now.flows[l].begin(), now.flows[l].end());
+    }
+    const Snapshot& was = last_;
+    const auto close = [](double x, double y) {
+      return std::abs(x - y) <= 1e-9 * std::max({1.0, std::abs(x), std::abs(y)});
+    };
+    bool same = was.ref == ref && was.t < *t;
+    long long periods = LLONG_MAX;  // stays so only where no colour advanced: no jump
+    const auto bound = [&periods](long long room) { periods = std::min(periods, room); };
+    for (std::size_t c = 0; same && c < colours_; ++c) {
+      const long long step = now.at[c].done - was.at[c].done;
+      same = now.at[c].run == was.at[c].run && step >= 0;
+      if (same && step > 0) bound((rounds_[c][now.at[c].run].times - now.at[c].done) / step - 1);
+    }
+    for (std::size_t l = 0; same && l < links_.size(); ++l) {
+      same = now.flows[l].size() == was.flows[l].size();
+      for (std::size_t i = 0; same && i < now.flows[l].size(); ++i) {
+        const auto [c, left] = now.flows[l][i];
+        same = c == was.flows[l][i].first;
+        if (!same) break;
+        if (now.at[c].done > was.at[c].done) {
+          same = close(left, was.flows[l][i].second);
+        } else {
+          // (one flow per colour and link, so that it is found again below)
+          const double less = was.flows[l][i].second - left;
+          same = less > 0 && (i == 0 || now.flows[l][i - 1].first != c);
+          if (same) bound(static_cast<long long>(std::min(std::floor(left / less), 1e18)) - 1);
+        }
+      }
+    }
+    if (same && periods > 0 && periods < LLONG_MAX) {
+      const double k = static_cast<double>(periods);
+      for (std::size_t l = 0; l < links_.size(); ++l) {
+        left_[l] -= k * (was.left[l] - now.left[l]);
+        Link& link = links_[l];
+        link.first = INFINITY;
+        for (Flow& f : link.flows) {
+          if (now.at[f.colour].done == was.at[f.colour].done) {
+            // Its flow on this link: the same colour's entry in both snapshots.
+            for (std::size_t i = 0; i < now.flows[l].size(); ++i)
+              if (now.flows[l][i].first == f.colour) f.target -= k * (was.flows[l][i].second - now.flows[l][i].second);
+          }
+          link.first = std::min(link.first, f.target);
+        }
+      }
+      for (std::size_t c = 0; c < colours_; ++c) at_[c].done += periods * (now.at[c].done - was.at[c].done);
+      *t += k * (now.t - was.t);
+      now.ref = colours_;  // compare afresh from here
+    }
+    std::swap(now, last_);
+  }
+  struct Snapshot {
+    std::size_t ref = SIZE_MAX;  ///< the colour whose round start it was taken at
+    double t = 0;
+    std::vector<Cursor> at;
+    std::vector<double> left;
+    std::vector<std::vector<std::pair<std::size_t, double>>> flows;  ///< per link: colour, blocks left
+  };
+  Snapshot last_, spare_;
   /// Starts colour c's next round that moves anything.
   void start(std::size_t c) {
     const double weight = (*weights_)[c];

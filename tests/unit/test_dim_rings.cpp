@@ -346,6 +346,32 @@ TEST(DimRings, BalancedKeepsEveryLinkBusy) {
   EXPECT_EQ(DimRingsSchedule::best(bgq, 0.0001, 0.5), "balanced");
 }
 
+// fluid_time carries a repeating state of the links forward whole periods at
+// a time; fluid_time_limited without a limit steps through every round.
+// They agree on long rings shared by colours of unequal weights and groups,
+// with whole antipodes, with a plane's two lanes and with open lines.
+TEST(DimRings, FluidModelSkipsRepeatedRoundsExactly) {
+  struct Case {
+    Torus torus;
+    std::vector<AxisOrder> orders;
+    std::vector<double> weights;
+    bool whole;
+  };
+  const std::vector<Case> cases = {
+      {Torus({2, 500}), {{0, 1}, {1, 0}}, {0.5, 0.5}, true},
+      {Torus({2, 500}), {{0, 1}, {1, 0}}, {0.3, 0.7}, false},
+      {Torus({4, 4, 250}), {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}}, {0.2, 0.3, 0.5}, false},
+      {Torus({4, 4, 250}), {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}}, {0.25, 0.25, 0.5}, true},
+      {Torus({2, 300}), {{Ring(1, 0, 0)}, {Ring(1, 0, 1)}, {0, 1}}, {0.4, 0.35, 0.25}, false},
+      {Torus({60, 4, 3}, 0, 1u), {{0, 1, 2}, {2, 0, 1}, {1, 2, 0}}, {0.5, 0.25, 0.25}, false},
+  };
+  for (const Case& c : cases) {
+    const double skipped = fluid_time(c.torus, c.orders, c.weights, c.whole);
+    const double stepped = fluid_time_limited(c.torus, c.orders, c.weights, c.whole, 0);
+    EXPECT_NEAR(skipped, stepped, 1e-9 * stepped) << c.torus.to_string();
+  }
+}
+
 // The fluid model of other streams: an even ring's antipode sent whole puts
 // the group on the + link (2 blocks' time on a ring of 4, against 1.5 in
 // halves); with the node's injection limit (what it sends and receives
