@@ -29,6 +29,41 @@ using Bases = std::map<std::vector<int>, std::shared_ptr<const Base>>;
 
 std::unique_ptr<LinkColouring> lift(const Torus& t, Bases& bases);
 
+/// H_0 x C_c, an N x c torus, decomposed into K_0 + K_1 by the 2D rule
+/// tried first or the next that applies (0: square; s >= 1: gcd from shift
+/// s on; -1: Meyer & Sibeyn §3.1; -2: gap switches), with each K_i's
+/// positions. It depends on N, c and the rule only, so one layer's tries
+/// (every decomposition of G, every H_0) share it.
+struct Product {
+  std::unique_ptr<Torus> torus;
+  std::unique_ptr<LinkColouring> cycles;  ///< nullptr: no rule from there on applies
+  int next_rule = 0;                      ///< the rule to try after this one
+  std::vector<Rank> positions[2];
+  Product(Rank n, int c, int rule) : torus(std::make_unique<Torus>(std::vector<int>{static_cast<int>(n), c})) {
+    if (rule == 0) {
+      cycles = square_decomposition(*torus);
+      rule = 1;
+    }
+    if (!cycles && rule >= 1) {
+      int taken = 0;
+      cycles = gcd_decomposition(*torus, rule, &taken);
+      rule = cycles ? taken + 1 : -1;
+    }
+    if (!cycles && rule == -1) {
+      cycles = section31_decomposition(*torus);
+      rule = -2;
+    }
+    if (!cycles && rule == -2) {
+      cycles = gap_switch_decomposition(*torus);
+      rule = -3;
+    }
+    next_rule = rule;
+    if (cycles) positions[0] = cycle_positions(*cycles, 0), positions[1] = cycle_positions(*cycles, 1);
+  }
+};
+/// One layer's products, by the rule tried first.
+using Products = std::map<int, std::shared_ptr<const Product>>;
+
 /// G's decomposition: a 2D G may search (|G| is P^(1/2) to P^(2/3)); a
 /// larger one only by rule, lifted again through `bases`.
 std::shared_ptr<const Base> base_of(std::vector<int> dims, Bases& bases) {
@@ -63,13 +98,14 @@ class LayeredColouring final : public LinkColouring {
         if (k != layer) dims.push_back(t.dim(axes[static_cast<std::size_t>(k)]));
       const auto base = base_of(std::move(dims), bases);
       if (!base->cycles || base->cycles->count() != d - 1) continue;
+      Products products;
       std::vector<const LinkColouring*> gs = {base->cycles.get()};
       for (const auto& other : base->others) gs.push_back(other.get());
       for (const LinkColouring* g : gs) {
         for (int h0 = 0; h0 < d - 1; ++h0)
           for (int rule = 0, tried = 0; tried < kRules; ++tried) {
             auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0, base, g));
-            const Outcome made = c->build(&rule);
+            const Outcome made = c->build(&rule, products);
             if (made == Outcome::made) {
               auto table = tabulate(*c);
               if (is_hamiltonian_decomposition(*table)) return table;
@@ -87,19 +123,19 @@ class LayeredColouring final : public LinkColouring {
     if (it != switched_.end() && it->first == id) return it->second;
     const Rank v = base_rank(r);
     const int z = torus().coord(r, layer_axis_);
-    if (k == layer_k_) return prod_->colour(prod_rank(pos_[static_cast<std::size_t>(v)], z), 1);
+    if (k == layer_k_) return product_->cycles->colour(prod_rank(pos_[static_cast<std::size_t>(v)], z), 1);
     const int kb = base_k_[static_cast<std::size_t>(k)];
     const int bc = base_->colour(v, kb);
     if (bc != h0_) return bc < h0_ ? bc + 2 : bc + 1;
     // A link of H_0 joins neighbours on it: in H_0 x C_c it runs along axis 0.
     const Rank p = pos_[static_cast<std::size_t>(v)];
     const Rank pw = pos_[static_cast<std::size_t>(base_torus_->shift(v, kb, 1))];
-    return prod_->colour(prod_rank(pw == (p + 1) % n_ ? p : pw, z), 0);
+    return product_->cycles->colour(prod_rank(pw == (p + 1) % n_ ? p : pw, z), 0);
   }
 
   std::string construction() const override {
     return "layered: (" + base_->construction() + ") x C_" + std::to_string(c_) + ", H_0 x C_" + std::to_string(c_) +
-           " by (" + prod_->construction() + "), " + std::to_string(switched_.size() / 4) + " switches";
+           " by (" + product_->cycles->construction() + "), " + std::to_string(switched_.size() / 4) + " switches";
   }
 
  private:
@@ -127,35 +163,22 @@ class LayeredColouring final : public LinkColouring {
       r += base_torus_->coord(v, static_cast<int>(kb)) * torus().stride(axes()[static_cast<std::size_t>(full_k_[kb])]);
     return r;
   }
-  Rank prod_rank(Rank p, int z) const { return p * prod_torus_->stride(0) + z * prod_torus_->stride(1); }
+  Rank prod_rank(Rank p, int z) const { return p * product_->torus->stride(0) + z * product_->torus->stride(1); }
 
-  /// Decomposes G and H_0 x C_c by the 2D rule *rule or the next that
-  /// applies (0: square; s >= 1: gcd from shift s on; -1: Meyer & Sibeyn
-  /// §3.1; -2: gap switches), moves *rule past it, then joins each H_j's layer copies.
-  Outcome build(int* rule) {
+  /// Takes H_0 x C_c's decomposition by the rule *rule or the next that
+  /// applies (Product, made once per layer in `products`), moves *rule past
+  /// it, then joins each H_j's layer copies.
+  Outcome build(int* rule, Products& products) {
     pos_ = cycle_positions(*base_, h0_);
-    prod_torus_ = std::make_unique<Torus>(std::vector<int>{static_cast<int>(n_), c_});
-    prod_ = nullptr;
-    if (*rule == 0) {
-      prod_ = square_decomposition(*prod_torus_);
-      *rule = 1;
-    }
-    if (!prod_ && *rule >= 1) {
-      int taken = 0;
-      prod_ = gcd_decomposition(*prod_torus_, *rule, &taken);
-      *rule = prod_ ? taken + 1 : -1;
-    }
-    if (!prod_ && *rule == -1) {
-      prod_ = section31_decomposition(*prod_torus_);
-      *rule = -2;
-    }
-    if (!prod_ && *rule == -2) {
-      prod_ = gap_switch_decomposition(*prod_torus_);
-      *rule = -3;
-    }
-    if (!prod_) return Outcome::no_product;
-    const Rank L = prod_torus_->size();
-    const std::vector<Rank> kpos[2] = {cycle_positions(*prod_, 0), cycle_positions(*prod_, 1)};
+    auto& product = products[*rule];
+    if (!product) product = std::make_shared<const Product>(n_, c_, *rule);
+    product_ = product;
+    *rule = product_->next_rule;
+    if (!product_->cycles) return Outcome::no_product;
+    const Torus& prod_torus = *product_->torus;
+    const LinkColouring& prod = *product_->cycles;
+    const Rank L = prod_torus.size();
+    const std::vector<Rank>(&kpos)[2] = product_->positions;
     // The switches' pairs of layer links round K_i, as intervals of positions.
     std::vector<std::pair<Rank, Rank>> chords[2];
     std::vector<char> used(static_cast<std::size_t>(L), 0);  // a layer link (p, z) -> (p, z + 1) switched
@@ -175,15 +198,15 @@ class LayeredColouring final : public LinkColouring {
             if (base_->colour(v, kb) != j || v * base_->count() + kb == previous) continue;
             const Rank x[2] = {prod_rank(pos_[static_cast<std::size_t>(v)], z),
                                prod_rank(pos_[static_cast<std::size_t>(base_torus_->shift(v, kb, 1))], z)};
-            const int i = prod_->colour(x[0], 1);
-            if (prod_->colour(x[1], 1) != i || used[static_cast<std::size_t>(x[0])] || used[static_cast<std::size_t>(x[1])])
+            const int i = prod.colour(x[0], 1);
+            if (prod.colour(x[1], 1) != i || used[static_cast<std::size_t>(x[0])] || used[static_cast<std::size_t>(x[1])])
               continue;
             // Each layer link's place round K_i, and which way K_i runs it.
             Rank at[2];
             bool up[2];
             for (int e = 0; e < 2; ++e) {
               const Rank from = kpos[i][static_cast<std::size_t>(x[e])];
-              const Rank to = kpos[i][static_cast<std::size_t>(prod_torus_->shift(x[e], 1, 1))];
+              const Rank to = kpos[i][static_cast<std::size_t>(prod_torus.shift(x[e], 1, 1))];
               up[e] = to == (from + 1) % L;
               at[e] = up[e] ? from : to;
             }
@@ -229,8 +252,7 @@ class LayeredColouring final : public LinkColouring {
   const Torus* base_torus_;
   const LinkColouring* base_;
   Rank n_;                                            ///< |G|
-  std::unique_ptr<Torus> prod_torus_;
-  std::unique_ptr<LinkColouring> prod_;
+  std::shared_ptr<const Product> product_;  ///< H_0 x C_c decomposed
   std::vector<Rank> pos_;                             ///< G's rank -> its position on H_0
   std::vector<std::pair<long long, int>> switched_;  ///< link id r * count() + k -> colour, sorted
 };
