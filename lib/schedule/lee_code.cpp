@@ -262,39 +262,36 @@ class LeeCodeSchedule::Program final : public RankProgram {
       }
   }
 
-  /// The last level's rings: a call carries, of each position the ring
-  /// simulation names, every unit of my sub-torus at that position along
-  /// axis j, anywhere on the axes before j, and where I am on those after.
+  /// The last level's rings: a call carries, of the position ring_call
+  /// names, every unit of my sub-torus at that position along axis j,
+  /// anywhere on the axes before j, and where I am on those after.
   void ring(int j, int step) {
     const int L = s_.levels_;
     const long long fl = f(L);
     const int m = static_cast<int>(s_.sides_[static_cast<std::size_t>(j)] / fl);
     const int p = level_[static_cast<std::size_t>(L)][static_cast<std::size_t>(j)];
-    const auto& calls = s_.ring_[static_cast<std::size_t>(j)][static_cast<std::size_t>(step)];
-    auto slab = [&](const std::vector<int>& positions) {
+    auto slab = [&](int at) {
       std::vector<Rank> out;
-      for (int at : positions) {
-        Point base = moved(x_, j, (at - p) * fl);
-        Point z(static_cast<std::size_t>(j), 0);
-        while (true) {
-          Point q = base;
-          for (int i = 0; i < j; ++i) q = moved(q, i, z[static_cast<std::size_t>(i)] * fl);
-          unit(L, q, &out);
-          int i = 0;
-          while (i < j && ++z[static_cast<std::size_t>(i)] == s_.sides_[static_cast<std::size_t>(i)] / fl) z[static_cast<std::size_t>(i++)] = 0;
-          if (i == j) break;
-        }
+      const Point base = moved(x_, j, (at - p) * fl);
+      Point z(static_cast<std::size_t>(j), 0);
+      while (true) {
+        Point q = base;
+        for (int i = 0; i < j; ++i) q = moved(q, i, z[static_cast<std::size_t>(i)] * fl);
+        unit(L, q, &out);
+        int i = 0;
+        while (i < j && ++z[static_cast<std::size_t>(i)] == s_.sides_[static_cast<std::size_t>(i)] / fl) z[static_cast<std::size_t>(i++)] = 0;
+        if (i == j) break;
       }
       std::sort(out.begin(), out.end());
       return to_ranges(out);
     };
     for (int side = 0; side < 2; ++side) {
       const int sign = side == 0 ? 1 : -1;
-      const auto& mine = calls[static_cast<std::size_t>(p)][static_cast<std::size_t>(side)];
-      if (!mine.empty()) add(true, rank_of(moved(x_, j, sign * fl)), straight(j, sign, fl), slab(mine));
+      const int mine = ring_call(m, step, p, side);
+      if (mine >= 0) add(true, rank_of(moved(x_, j, sign * fl)), straight(j, sign, fl), slab(mine));
       const int from = ((p - sign) % m + m) % m;
-      const auto& theirs = calls[static_cast<std::size_t>(from)][static_cast<std::size_t>(side)];
-      if (!theirs.empty()) add(false, rank_of(moved(x_, j, -sign * fl)), straight(j, sign, fl), slab(theirs));
+      const int theirs = ring_call(m, step, from, side);
+      if (theirs >= 0) add(false, rank_of(moved(x_, j, -sign * fl)), straight(j, sign, fl), slab(theirs));
     }
   }
 
@@ -437,11 +434,21 @@ std::string LeeCodeSchedule::not_applicable(const Torus& torus, bool large) {
   return {};
 }
 
+int LeeCodeSchedule::ring_call(int n, int step, int p, int side) {
+  const int to = ((p + (side == 0 ? 1 : -1)) % n + n) % n;
+  if (n % 2 == 0 && step == n / 2 - 1) {
+    // The antipode of `to` comes from both neighbours: the first in order.
+    const int plus = (to - 1 + n) % n, minus = (to + 1) % n;
+    if ((side == 0) != (plus <= minus)) return -1;
+  }
+  return ((side == 0 ? p - step : p + step) % n + n) % n;
+}
+
 void LeeCodeSchedule::add_stages(int level) {
   if (level == levels_) {
     for (int j = 0; j < d_; ++j)
-      for (std::size_t step = 0; step < ring_[static_cast<std::size_t>(j)].size(); ++step)
-        stages_.push_back({Stage::ring, level, j, static_cast<int>(step)});
+      for (int step = 0; step < rings_[static_cast<std::size_t>(j)] / 2; ++step)
+        stages_.push_back({Stage::ring, level, j, step});
     return;
   }
   stages_.push_back({Stage::concentrate, level});
@@ -466,33 +473,7 @@ LeeCodeSchedule::LeeCodeSchedule(const Torus& torus, bool large) : Schedule(toru
   std::vector<int> m = sides_;
   for (; LeeCodeSchedule::code_divides(m, q_); ++levels_)
     for (int& v : m) v /= q_;
-  // The last level's rings along each axis in turn, each ring of m_j
-  // positions simulated once: a call carries what its caller holds and its
-  // callee neither holds nor gets earlier in the step, in the order of the
-  // positions, + before -.
-  for (int j = 0; j < d_; ++j) {
-    const int n = m[static_cast<std::size_t>(j)];
-    std::vector<std::vector<char>> held(static_cast<std::size_t>(n), std::vector<char>(static_cast<std::size_t>(n), 0));
-    for (int p = 0; p < n; ++p) held[static_cast<std::size_t>(p)][static_cast<std::size_t>(p)] = 1;
-    ring_.emplace_back();
-    for (int step = 0; step < n / 2; ++step) {
-      auto coming = std::vector<std::vector<char>>(static_cast<std::size_t>(n), std::vector<char>(static_cast<std::size_t>(n), 0));
-      std::vector<std::array<std::vector<int>, 2>> calls(static_cast<std::size_t>(n));
-      for (int p = 0; p < n; ++p)
-        for (int side = 0; side < 2; ++side) {
-          const int to = ((p + (side == 0 ? 1 : -1)) % n + n) % n;
-          for (int b = 0; b < n; ++b)
-            if (held[static_cast<std::size_t>(p)][static_cast<std::size_t>(b)] && !held[static_cast<std::size_t>(to)][static_cast<std::size_t>(b)] &&
-                !coming[static_cast<std::size_t>(to)][static_cast<std::size_t>(b)]) {
-              coming[static_cast<std::size_t>(to)][static_cast<std::size_t>(b)] = 1;
-              calls[static_cast<std::size_t>(p)][static_cast<std::size_t>(side)].push_back(b);
-            }
-        }
-      for (int p = 0; p < n; ++p)
-        for (int b = 0; b < n; ++b) held[static_cast<std::size_t>(p)][static_cast<std::size_t>(b)] |= coming[static_cast<std::size_t>(p)][static_cast<std::size_t>(b)];
-      ring_.back().push_back(std::move(calls));
-    }
-  }
+  rings_ = m;  // the last level's rings, run along each axis in turn
   add_stages(0);
   if (static_cast<long long>(stages_.size()) != rounds_)
     throw std::logic_error(std::string(name()) + ": " + std::to_string(stages_.size()) + " stages for " +

@@ -39,6 +39,13 @@ class LeeCodeSchedule final : public Schedule {
   /// A dipath as segments (axis index among the active axes, signed
   /// length), walked in order; the dipath of -u walks them negated.
   using Segments = std::vector<std::pair<int, int>>;
+  /// The last level's ring of n positions, both ways, in step `step`
+  /// (0 .. n/2 - 1): the position that p's call towards + (side 0) or -
+  /// (side 1) carries, or -1. Position p holds p - step .. p + step, so it
+  /// passes on the far end of that arc; at an even ring's antipode both
+  /// neighbours hold the one position still missing, and the one first in
+  /// the builder's order (positions ascending, + before -) carries it. O(1).
+  static int ring_call(int n, int step, int p, int side);
   /// The local gossip rounds x -> x + M^k B1 (k = 1 .. d-1) among the code
   /// nodes, one dipath per ±u of M^k B1 (Delmas & Pérennes §5.1.3 for d = 3).
   static const std::vector<std::vector<Segments>>& local_rounds(int d);
@@ -75,10 +82,7 @@ class LeeCodeSchedule final : public Schedule {
   std::vector<int> axes_;
   int d_ = 0, q_ = 0, levels_ = 0;
   std::vector<int> sides_;  ///< the active sides
-  /// The last level's ring steps: for each axis, step and position, what the
-  /// + and - calls carry, as positions along the ring (the builder's order:
-  /// positions ascending, + before -, no block twice).
-  std::vector<std::vector<std::vector<std::array<std::vector<int>, 2>>>> ring_;
+  std::vector<int> rings_;  ///< the last level's ring length along each active axis
   std::vector<Stage> stages_;
   long long rounds_ = 0;
   long long hops_ = 0;

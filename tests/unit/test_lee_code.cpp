@@ -324,3 +324,34 @@ TEST(LeeCode, EachRanksProgramMakesTheConstructionsCalls) {
     }
   EXPECT_EQ(compared, 28);  // 15 shapes in both variants, less the two that decline
 }
+
+// The last level's ring, both ways, in closed form: equal, step by step, to
+// a simulation of the ring in which every position passes on each position
+// it holds and its neighbour neither holds nor gets earlier in the step
+// (positions ascending, + before -), and delivering every position once.
+TEST(LeeCode, RingCallsInClosedFormMatchTheRingSimulated) {
+  for (int n = 1; n <= 40; ++n) {
+    std::vector<std::vector<char>> held(n, std::vector<char>(n, 0));
+    for (int p = 0; p < n; ++p) held[p][p] = 1;
+    for (int step = 0; step < n / 2; ++step) {
+      std::vector<std::vector<char>> coming(n, std::vector<char>(n, 0));
+      for (int p = 0; p < n; ++p)
+        for (int side = 0; side < 2; ++side) {
+          const int to = ((p + (side == 0 ? 1 : -1)) % n + n) % n;
+          std::vector<int> sent;
+          for (int b = 0; b < n; ++b)
+            if (held[p][b] && !held[to][b] && !coming[to][b]) {
+              coming[to][b] = 1;
+              sent.push_back(b);
+            }
+          ASSERT_LE(sent.size(), 1u) << "n " << n << " step " << step;
+          EXPECT_EQ(LeeCodeSchedule::ring_call(n, step, p, side), sent.empty() ? -1 : sent[0])
+              << "n " << n << " step " << step << " position " << p << " side " << side;
+        }
+      for (int p = 0; p < n; ++p)
+        for (int b = 0; b < n; ++b) held[p][b] |= coming[p][b];
+    }
+    for (int p = 0; p < n; ++p)
+      EXPECT_EQ(std::count(held[p].begin(), held[p].end(), 1), n) << "n " << n << " position " << p;
+  }
+}
