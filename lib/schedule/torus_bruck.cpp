@@ -36,12 +36,13 @@ Runs shifted(const Runs& runs, long long delta) {
   return out;
 }
 
-/// The sender sends to itself - delta: the shorter way round (ties +, as
-/// the dimension-order routes of the cost model).
-std::vector<Port> route_of(int axis, long long n, long long delta) {
+/// The part from the rank delta up the ring: the sender sends to itself -
+/// delta, the shorter way round (ties +, as the dimension-order routes of
+/// the cost model).
+Part part_of(int axis, long long n, long long delta, Runs along) {
   const long long ahead = ((-delta) % n + n) % n;
   const bool plus = ahead <= n - ahead;
-  return std::vector<Port>(static_cast<std::size_t>(plus ? ahead : n - ahead), make_port(axis, plus));
+  return Part{delta, std::move(along), make_port(axis, plus), plus ? ahead : n - ahead};
 }
 
 /// Bruck's rounds along one axis of side n, radix k (see the header).
@@ -61,14 +62,14 @@ void chain_rounds(int axis, long long n, int k, std::vector<Runs>* held, std::ve
       if (j <= up && left > 0) {
         // From x + j*m: its lowest positions, next above the interval.
         const long long c = std::min(m, left);
-        round.parts.push_back({j * m, {{high + 1 + (j - 1) * m, c}}, route_of(axis, n, j * m)});
+        round.parts.push_back(part_of(axis, n, j * m, {{high + 1 + (j - 1) * m, c}}));
         got_up += c;
         left -= c;
       }
       if (j <= down && left > 0) {
         // From x - j*m: its highest positions, next below the interval.
         const long long c = std::min(m, left);
-        round.parts.push_back({-j * m, {{-low - (j - 1) * m - c, c}}, route_of(axis, n, -j * m)});
+        round.parts.push_back(part_of(axis, n, -j * m, {{-low - (j - 1) * m - c, c}}));
         got_down += c;
         left -= c;
       }
@@ -94,7 +95,7 @@ Round digit_round(int axis, long long n, int k, long long place, std::vector<Run
       if ((delta > 0 && c > up) || (delta < 0 && c > down)) continue;
       Runs along = shifted(mine, delta);
       after.insert(after.end(), along.begin(), along.end());
-      round.parts.push_back({delta, std::move(along), route_of(axis, n, delta)});
+      round.parts.push_back(part_of(axis, n, delta, std::move(along)));
     }
   normalize(&after);
   (*held)[static_cast<std::size_t>(axis)] = std::move(after);
@@ -153,8 +154,8 @@ TorusBruckSchedule::Load TorusBruckSchedule::load(const Round& round) const {
     int messages[2] = {0, 0};
     double blocks[2] = {0, 0};
     for (const Part& p : round.parts) {
-      const int way = port_plus(p.route.front()) ? 1 : 0;
-      const int hops = static_cast<int>(p.route.size());
+      const int way = port_plus(p.port) ? 1 : 0;
+      const int hops = static_cast<int>(p.hops);
       messages[way] += hops;
       blocks[way] += round.blocks(p) * hops;
       out.hops = std::max(out.hops, hops);
@@ -419,20 +420,20 @@ class TorusBruckSchedule::Program final : public RankProgram {
     const Torus& t = s_.torus();
     const int a = round.axis;
     // Pointers into ranges_ and routes_ stay valid: they are sized before
-    // any is taken.
+    // any is taken. A ring's route serves both sides of a part.
     ranges_.assign(2 * round.parts.size(), {});
     const bool open = t.open(a);
-    routes_.assign(open ? 2 * round.parts.size() : 0, {});
+    routes_.resize(2 * round.parts.size());
     std::size_t used = 0;
     std::vector<std::pair<Rank, Transfer>> recvs;
     for (const Part& p : round.parts) {
       Transfer send;
-      send.route = &p.route;
       send.peer = t.shift(self_, a, -p.delta);
-      if (open) {
+      if (open)
         routes_[used] = s_.route_on(round, p, send.peer);
-        send.route = &routes_[used];
-      }
+      else
+        routes_[used].assign(static_cast<std::size_t>(p.hops), p.port);
+      send.route = &routes_[used];
       send.port = send.route->front();
       // What the peer receives: its positions `along`.
       torus_bruck_ranges(t, send.peer, a, p.along, round.held, &ranges_[used]);

@@ -61,13 +61,15 @@ class TorusBruckSchedule final : public Schedule {
 
   /// A round's call pattern: the receiver gets the positions `along` (on
   /// the round's axis, relative to its own) times what every rank holds on
-  /// the other axes, from the rank `delta` positions up the ring, along
-  /// `route` (the sender's ports, the shorter way round; on an open axis
-  /// the route depends on the ranks: route_on()).
+  /// the other axes, from the rank `delta` positions up the ring, straight
+  /// along the axis: `hops` times the sender's `port`, the shorter way
+  /// round (on an open axis the route depends on the ranks: route_on()).
+  /// A program lists the route's ports only for the round it is in.
   struct Part {
     long long delta = 0;
     Runs along;
-    std::vector<Port> route;
+    Port port = 0;
+    long long hops = 0;
   };
   struct Round {
     int axis = 0;

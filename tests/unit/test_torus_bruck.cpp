@@ -36,7 +36,7 @@ TEST(TorusBruck, CeilLogRoundsOnEveryRadix) {
       EXPECT_EQ(rep.max_link_messages_per_round, s.claimed_max_link_messages_per_round());
       for (const auto& round : s.round_list())
         for (const auto& part : round.parts)
-          EXPECT_LE(2 * static_cast<long long>(part.route.size()), s.torus().dim(round.axis));
+          EXPECT_LE(2 * part.hops, s.torus().dim(round.axis));
     }
 }
 
@@ -77,7 +77,7 @@ TEST(TorusBruck, FarFirstDeliversOnEveryRadix) {
         }
         for (const auto& round : s->round_list()) {
           std::size_t longest = 0;
-          for (const auto& part : round.parts) longest = std::max(longest, part.route.size());
+          for (const auto& part : round.parts) longest = std::max(longest, static_cast<std::size_t>(part.hops));
           if (!all_powers || round.axis == node_axis) continue;
           EXPECT_LE(longest, last) << "axis " << round.axis;
           last = longest;
@@ -100,14 +100,14 @@ TEST(TorusBruck, FarFirstMovesTheLongCallsEarly) {
     for (const auto& round : s.round_list()) {
       double way[2] = {0, 0};
       for (const auto& p : round.parts)
-        way[port_plus(p.route.front()) ? 1 : 0] += round.blocks(p) * static_cast<double>(p.route.size());
+        way[port_plus(p.port) ? 1 : 0] += round.blocks(p) * static_cast<double>(p.hops);
       sum += s.torus().dim(round.axis) == 2 ? way[0] + way[1] : std::max(way[0], way[1]);
     }
     return sum;
   };
   EXPECT_DOUBLE_EQ(busiest(near), 851);
   EXPECT_DOUBLE_EQ(busiest(far), 526);
-  EXPECT_EQ(far.round_list().front().parts.front().route.size(), 2u);
+  EXPECT_EQ(far.round_list().front().parts.front().hops, 2);
   EXPECT_EQ(far.max_pieces(), 16);  // {0, 2} on four axes
   // With 4 ranks per node the node axis comes last, in Bruck's order: a
   // message is one or two pieces (an interval that wraps) per node.
