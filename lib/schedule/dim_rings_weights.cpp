@@ -110,7 +110,7 @@ class Fluid {
   /// at most `inject` links' worth together: every message shares its link
   /// and the node's limit, max-min fair (each gets an equal rate until its
   /// link or the limit is full).
-  double time_limited(const std::vector<double>& weights, double inject) {
+  double time_limited(const std::vector<double>& weights, double inject, bool skip_repeats = true) {
     struct Open {
       std::size_t colour, link;
       double left, rate = 0;
@@ -130,6 +130,9 @@ class Fluid {
     };
     for (std::size_t c = 0; c < colours_; ++c) start_next(c);
     double t = 0;
+    Snapshot was, now;
+    was.ref = colours_;
+    std::vector<double> less;
     std::vector<double> used(links_.size());
     std::vector<int> unfrozen(links_.size());
     while (!open.empty()) {
@@ -180,6 +183,31 @@ class Fluid {
       }
       open.resize(kept);
       for (std::size_t c : arrived) start_next(c);
+      // Repeats carried forward whole periods, as in time().
+      std::size_t ref;
+      if (!skip_repeats) continue;
+      if (!snapshot_due(pending, arrived, at, &ref)) {
+        if (ref != colours_ && std::find(arrived.begin(), arrived.end(), ref) != arrived.end()) was.ref = colours_;
+        continue;
+      }
+      now.ref = ref;
+      now.t = t;
+      now.at = at;
+      now.flows.clear();
+      for (const Open& o : open) now.flows.emplace_back(o.link, o.colour, o.left);
+      std::sort(now.flows.begin(), now.flows.end());
+      const long long k = periods(was, now, &less);
+      if (k > 0) {
+        const double kd = static_cast<double>(k);
+        for (std::size_t i = 0; i < now.flows.size(); ++i)
+          for (Open& o : open)
+            if (less[i] > 0 && o.link == std::get<0>(now.flows[i]) && o.colour == std::get<1>(now.flows[i]))
+              o.left -= kd * less[i];
+        for (std::size_t c = 0; c < colours_; ++c) at[c].done += k * (now.at[c].done - was.at[c].done);
+        t += kd * (now.t - was.t);
+        now.ref = colours_;
+      }
+      std::swap(now, was);
     }
     return t;
   }
@@ -291,83 +319,97 @@ class Fluid {
   /// as every run still has, one to spare. A colour with no round ending in
   /// the period has the same flows, each a fixed amount shorter, and bounds
   /// the periods too. O(runs) events instead of O(rounds) on long rings.
-  void skip_periods(double* t) {
-    std::size_t ref = colours_;
-    for (std::size_t c = 0; c < colours_ && ref == colours_; ++c)
-      if (open_[c] > 0) ref = c;
-    if (ref == colours_ || std::find(arrived_.begin(), arrived_.end(), ref) == arrived_.end()) return;
-    bool repeats = false;  // some run has rounds to skip
-    for (std::size_t c = 0; c < colours_ && !repeats; ++c)
-      repeats = at_[c].run < rounds_[c].size() && rounds_[c][at_[c].run].times - at_[c].done >= 2;
-    Snapshot& now = spare_;
-    now.ref = repeats ? ref : colours_;
-    if (!repeats) return std::swap(now, last_);
-    now.t = *t;
-    now.at = at_;
-    now.left = left_;
-    now.flows.resize(links_.size());
-    for (std::size_t l = 0; l < links_.size(); ++l) {
-      now.flows[l].clear();
-      for (const Flow& f : links_[l].flows) now.flows[l].push_back({f.colour, f.target - links_[l].served});
-      std::sort(now.flows[l].begin(), now.flows[l].end());
-    }
-    const Snapshot& was = last_;
-    const auto close = [](double x, double y) {
-      return std::abs(x - y) <= 1e-9 * std::max({1.0, std::abs(x), std::abs(y)});
-    };
-    bool same = was.ref == ref && was.t < *t;
-    long long periods = LLONG_MAX;  // stays so only where no colour advanced: no jump
-    const auto bound = [&periods](long long room) { periods = std::min(periods, room); };
-    for (std::size_t c = 0; same && c < colours_; ++c) {
-      const long long step = now.at[c].done - was.at[c].done;
-      same = now.at[c].run == was.at[c].run && step >= 0;
-      if (same && step > 0) bound((rounds_[c][now.at[c].run].times - now.at[c].done) / step - 1);
-    }
-    for (std::size_t l = 0; same && l < links_.size(); ++l) {
-      same = now.flows[l].size() == was.flows[l].size();
-      for (std::size_t i = 0; same && i < now.flows[l].size(); ++i) {
-        const auto [c, left] = now.flows[l][i];
-        same = c == was.flows[l][i].first;
-        if (!same) break;
-        if (now.at[c].done > was.at[c].done) {
-          same = close(left, was.flows[l][i].second);
-        } else {
-          // (one flow per colour and link, so that it is found again below)
-          const double less = was.flows[l][i].second - left;
-          same = less > 0 && (i == 0 || now.flows[l][i - 1].first != c);
-          if (same) bound(static_cast<long long>(std::min(std::floor(left / less), 1e18)) - 1);
-        }
-      }
-    }
-    if (same && periods > 0 && periods < LLONG_MAX) {
-      const double k = static_cast<double>(periods);
-      for (std::size_t l = 0; l < links_.size(); ++l) {
-        left_[l] -= k * (was.left[l] - now.left[l]);
-        Link& link = links_[l];
-        link.first = INFINITY;
-        for (Flow& f : link.flows) {
-          if (now.at[f.colour].done == was.at[f.colour].done) {
-            // Its flow on this link: the same colour's entry in both snapshots.
-            for (std::size_t i = 0; i < now.flows[l].size(); ++i)
-              if (now.flows[l][i].first == f.colour) f.target -= k * (was.flows[l][i].second - now.flows[l][i].second);
-          }
-          link.first = std::min(link.first, f.target);
-        }
-      }
-      for (std::size_t c = 0; c < colours_; ++c) at_[c].done += periods * (now.at[c].done - was.at[c].done);
-      *t += k * (now.t - was.t);
-      now.ref = colours_;  // compare afresh from here
-    }
-    std::swap(now, last_);
-  }
   struct Snapshot {
     std::size_t ref = SIZE_MAX;  ///< the colour whose round start it was taken at
     double t = 0;
     std::vector<Cursor> at;
-    std::vector<double> left;
-    std::vector<std::vector<std::pair<std::size_t, double>>> flows;  ///< per link: colour, blocks left
+    std::vector<double> left;  ///< time(): per link, blocks still to serve
+    std::vector<std::tuple<std::size_t, std::size_t, double>> flows;  ///< link, colour, blocks left; sorted
   };
+  /// Whether to take a snapshot now (`open`: flows per colour), and of
+  /// which colour's round start.
+  bool snapshot_due(const std::vector<int>& open, const std::vector<std::size_t>& arrived, const std::vector<Cursor>& at,
+                    std::size_t* ref) const {
+    *ref = colours_;
+    for (std::size_t c = 0; c < colours_ && *ref == colours_; ++c)
+      if (open[c] > 0) *ref = c;
+    if (*ref == colours_ || std::find(arrived.begin(), arrived.end(), *ref) == arrived.end()) return false;
+    for (std::size_t c = 0; c < colours_; ++c)  // some run has rounds to skip
+      if (at[c].run < rounds_[c].size() && rounds_[c][at[c].run].times - at[c].done >= 2) return true;
+    return false;
+  }
+  /// The whole periods from `was` to `now` that can be carried forward
+  /// (0: none), and per flow of `now` what one period takes off it.
+  long long periods(const Snapshot& was, const Snapshot& now, std::vector<double>* less) const {
+    if (was.ref != now.ref || !(was.t < now.t) || was.flows.size() != now.flows.size()) return 0;
+    const auto close = [](double x, double y) {
+      return std::abs(x - y) <= 1e-9 * std::max({1.0, std::abs(x), std::abs(y)});
+    };
+    long long periods = LLONG_MAX;
+    bool advanced = false;
+    for (std::size_t c = 0; c < colours_; ++c) {
+      const long long step = now.at[c].done - was.at[c].done;
+      if (now.at[c].run != was.at[c].run || step < 0) return 0;
+      if (step == 0) continue;
+      advanced = true;
+      periods = std::min(periods, (rounds_[c][now.at[c].run].times - now.at[c].done) / step - 1);
+    }
+    less->assign(now.flows.size(), 0.0);
+    for (std::size_t i = 0; i < now.flows.size(); ++i) {
+      const auto [link, c, left] = now.flows[i];
+      if (std::get<0>(was.flows[i]) != link || std::get<1>(was.flows[i]) != c) return 0;
+      const double before = std::get<2>(was.flows[i]);
+      if (now.at[c].done > was.at[c].done) {
+        if (!close(left, before)) return 0;
+        continue;
+      }
+      // A round in flight all period: one flow per colour and link, shorter.
+      if (!(before > left) || (i > 0 && std::get<0>(now.flows[i - 1]) == link && std::get<1>(now.flows[i - 1]) == c))
+        return 0;
+      (*less)[i] = before - left;
+      periods = std::min(periods, static_cast<long long>(std::min(std::floor(left / (before - left)), 1e18)) - 1);
+    }
+    return advanced && periods > 0 ? periods : 0;
+  }
+  /// time()'s state as a snapshot.
+  void take(Snapshot* now, std::size_t ref, double t) const {
+    now->ref = ref;
+    now->t = t;
+    now->at = at_;
+    now->left = left_;
+    now->flows.clear();
+    for (std::size_t l = 0; l < links_.size(); ++l)
+      for (const Flow& f : links_[l].flows) now->flows.emplace_back(l, f.colour, f.target - links_[l].served);
+    std::sort(now->flows.begin(), now->flows.end());
+  }
+  void skip_periods(double* t) {
+    std::size_t ref;
+    Snapshot& now = spare_;
+    if (!snapshot_due(open_, arrived_, at_, &ref)) {
+      if (ref != colours_ && std::find(arrived_.begin(), arrived_.end(), ref) != arrived_.end()) last_.ref = colours_;
+      return;
+    }
+    take(&now, ref, *t);
+    const long long k = periods(last_, now, &less_);
+    if (k > 0) {
+      const double kd = static_cast<double>(k);
+      for (std::size_t l = 0; l < links_.size(); ++l) left_[l] -= kd * (last_.left[l] - now.left[l]);
+      for (std::size_t i = 0; i < now.flows.size(); ++i) {
+        if (!(less_[i] > 0)) continue;
+        Link& link = links_[std::get<0>(now.flows[i])];
+        for (Flow& f : link.flows)
+          if (f.colour == std::get<1>(now.flows[i])) f.target -= kd * less_[i];
+        link.first = INFINITY;
+        for (const Flow& f : link.flows) link.first = std::min(link.first, f.target);
+      }
+      for (std::size_t c = 0; c < colours_; ++c) at_[c].done += k * (now.at[c].done - last_.at[c].done);
+      *t += kd * (now.t - last_.t);
+      now.ref = colours_;  // compare afresh from here
+    }
+    std::swap(now, last_);
+  }
   Snapshot last_, spare_;
+  std::vector<double> less_;
   /// Starts colour c's next round that moves anything.
   void start(std::size_t c) {
     const double weight = (*weights_)[c];
@@ -405,8 +447,8 @@ double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, cons
 }
 
 double fluid_time_limited(const Torus& torus, const std::vector<AxisOrder>& orders, const std::vector<double>& weights,
-                          bool whole_antipode, double inject) {
-  return Fluid(torus, orders, whole_antipode).time_limited(weights, inject);
+                          bool whole_antipode, double inject, bool skip_repeats) {
+  return Fluid(torus, orders, whole_antipode).time_limited(weights, inject, skip_repeats);
 }
 
 namespace {

@@ -26,9 +26,12 @@ double fluid_time(const Torus& torus, const std::vector<AxisOrder>& orders, cons
 
 /// fluid_time where the node also passes at most `inject` links' worth in
 /// and out together (0: no limit), each message sharing its link and the
-/// limit max-min fair.
+/// limit max-min fair. Both carry a repeating state of the links forward
+/// whole periods at a time; `skip_repeats` false steps through every round
+/// (the tests' reference).
 double fluid_time_limited(const Torus& torus, const std::vector<AxisOrder>& orders,
-                          const std::vector<double>& weights, bool whole_antipode, double inject);
+                          const std::vector<double>& weights, bool whole_antipode, double inject,
+                          bool skip_repeats = true);
 
 /// Weights for `orders` that make fluid_time small, in units of `units`
 /// summing to `units` (a colour may get 0). Deterministic: the same on

@@ -346,10 +346,11 @@ TEST(DimRings, BalancedKeepsEveryLinkBusy) {
   EXPECT_EQ(DimRingsSchedule::best(bgq, 0.0001, 0.5), "balanced");
 }
 
-// fluid_time carries a repeating state of the links forward whole periods at
-// a time; fluid_time_limited without a limit steps through every round.
-// They agree on long rings shared by colours of unequal weights and groups,
-// with whole antipodes, with a plane's two lanes and with open lines.
+// The fluid model carries a repeating state of the links forward whole
+// periods at a time, with and without the node's injection limit; stepped
+// through every round instead, it gives the same times on long rings shared
+// by colours of unequal weights and groups, with whole antipodes, with a
+// plane's two lanes and with open lines.
 TEST(DimRings, FluidModelSkipsRepeatedRoundsExactly) {
   struct Case {
     Torus torus;
@@ -366,9 +367,15 @@ TEST(DimRings, FluidModelSkipsRepeatedRoundsExactly) {
       {Torus({60, 4, 3}, 0, 1u), {{0, 1, 2}, {2, 0, 1}, {1, 2, 0}}, {0.5, 0.25, 0.25}, false},
   };
   for (const Case& c : cases) {
-    const double skipped = fluid_time(c.torus, c.orders, c.weights, c.whole);
-    const double stepped = fluid_time_limited(c.torus, c.orders, c.weights, c.whole, 0);
-    EXPECT_NEAR(skipped, stepped, 1e-9 * stepped) << c.torus.to_string();
+    const double stepped = fluid_time_limited(c.torus, c.orders, c.weights, c.whole, 0, false);
+    EXPECT_NEAR(fluid_time(c.torus, c.orders, c.weights, c.whole), stepped, 1e-9 * stepped) << c.torus.to_string();
+    EXPECT_NEAR(fluid_time_limited(c.torus, c.orders, c.weights, c.whole, 0), stepped, 1e-9 * stepped)
+        << c.torus.to_string();
+    for (double inject : {1.0, 2.5}) {
+      const double limited = fluid_time_limited(c.torus, c.orders, c.weights, c.whole, inject, false);
+      EXPECT_NEAR(fluid_time_limited(c.torus, c.orders, c.weights, c.whole, inject), limited, 1e-9 * limited)
+          << c.torus.to_string() << " inject " << inject;
+    }
   }
 }
 
