@@ -282,8 +282,14 @@ class CubgosSchedule::Program final : public RankProgram {
 
   void next_round(RoundOps& ops) override {
     calls_.clear();
-    if (round_ < s_.stages_.size()) {
-      const Stage& stage = s_.stages_[round_++];
+    if (run_ < s_.stages_.size()) {
+      const StageRun& run = s_.stages_[run_];
+      Stage stage = run.first;
+      stage.step += in_run_;
+      if (++in_run_ == run.rounds) {
+        ++run_;
+        in_run_ = 0;
+      }
       if (stage.kind == Stage::merge) merge(stage);
       if (stage.kind == Stage::gather) gather(stage);
       if (stage.kind == Stage::chain) chain(stage);
@@ -417,7 +423,8 @@ class CubgosSchedule::Program final : public RankProgram {
   long long sigma_ = 0;
   int offset_ = 0, rel_ = 0;
   Rank row_ = 0;  ///< my row's rank at x_0 = 0
-  std::size_t round_ = 0;
+  std::size_t run_ = 0;  ///< the run of stages, and the round in it
+  int in_run_ = 0;
   RoundCalls calls_;
 };
 
@@ -440,7 +447,7 @@ CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params) : Sche
       const auto& from = held_[static_cast<std::size_t>(m.from)];
       into = {std::min(into.first, from.first), std::max(into.second, from.second)};
     }
-    stages_.push_back({Stage::merge, static_cast<int>(merge_runs_.size()) - 1});
+    add_stage({Stage::merge, static_cast<int>(merge_runs_.size()) - 1});
   }
   // Phases 2 and 3: approach 1 among the bridgeheads of every row, then of
   // every line along each further axis.
@@ -453,7 +460,7 @@ CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params) : Sche
       st.before_mod = before;
       st.own_mod = own;
       st.after_mod = after;
-      stages_.push_back(st);
+      add_stage(st);
     }
   };
   gather(0, g0_, params_.a, 0, 0, 0);
@@ -467,15 +474,31 @@ CubgosSchedule::CubgosSchedule(const Torus& torus, DiagonalParams params) : Sche
     for (std::size_t step = 0; step < chains_[t].size(); ++step) {
       Stage st{Stage::chain, static_cast<int>(step)};
       st.round = static_cast<int>(t);
-      stages_.push_back(st);
+      add_stage(st);
     }
     const int next = g / params_.b;
     for (std::size_t i = 1; i < axes_.size(); ++i) gather(static_cast<int>(i), next, params_.b, next, g, g);
     g = next;
   }
-  if (static_cast<long long>(stages_.size()) != cost_.steps)
-    throw std::logic_error("cubgos: " + std::to_string(stages_.size()) + " stages for " + std::to_string(cost_.steps) +
+  long long rounds = 0;
+  for (const StageRun& run : stages_) rounds += run.rounds;
+  if (rounds != cost_.steps)
+    throw std::logic_error("cubgos: " + std::to_string(rounds) + " stages for " + std::to_string(cost_.steps) +
                            " steps");
+}
+
+void CubgosSchedule::add_stage(const Stage& st) {
+  if (!stages_.empty()) {
+    StageRun& last = stages_.back();
+    const Stage& f = last.first;
+    if (st.kind == f.kind && st.step == f.step + last.rounds && st.round == f.round && st.axis == f.axis &&
+        st.spacing == f.spacing && st.count == f.count && st.before_mod == f.before_mod && st.own_mod == f.own_mod &&
+        st.after_mod == f.after_mod) {
+      ++last.rounds;
+      return;
+    }
+  }
+  stages_.push_back({st, 1});
 }
 
 }  // namespace torusgather

@@ -113,7 +113,15 @@ class CubgosSchedule final : public Schedule {
   std::vector<std::pair<int, int>> held_;                     ///< each segment offset's run after phase 1
   std::vector<std::vector<std::vector<ring_gossip::ChainCall>>> chains_;
   std::vector<int> spacing_;  ///< phase 4's g, round by round
-  std::vector<Stage> stages_;
+  /// Rounds alike but for `step`, which goes up by one a round: phase 1's
+  /// merges, a gather's steps and a chain's steps each come as one run.
+  struct StageRun {
+    Stage first;
+    int rounds = 1;
+  };
+  /// Appends st, to the last run where it continues it.
+  void add_stage(const Stage& st);
+  std::vector<StageRun> stages_;
 };
 
 }  // namespace torusgather
