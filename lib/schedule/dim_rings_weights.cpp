@@ -185,11 +185,7 @@ class Fluid {
       for (std::size_t c : arrived) start_next(c);
       // Repeats carried forward whole periods, as in time().
       std::size_t ref;
-      if (!skip_repeats) continue;
-      if (!snapshot_due(pending, arrived, at, &ref)) {
-        if (ref != colours_ && std::find(arrived.begin(), arrived.end(), ref) != arrived.end()) was.ref = colours_;
-        continue;
-      }
+      if (!skip_repeats || !snapshot_due(pending, arrived, at, &was, &ref)) continue;
       now.ref = ref;
       now.t = t;
       now.at = at;
@@ -203,8 +199,7 @@ class Fluid {
           for (Open& o : open)
             if (less[i] > 0 && o.link == std::get<0>(now.flows[i]) && o.colour == std::get<1>(now.flows[i]))
               o.left -= kd * less[i];
-        for (std::size_t c = 0; c < colours_; ++c) at[c].done += k * (now.at[c].done - was.at[c].done);
-        t += kd * (now.t - was.t);
+        carry(was, now, k, &at, &t);
         now.ref = colours_;
       }
       std::swap(now, was);
@@ -327,16 +322,23 @@ class Fluid {
     std::vector<std::tuple<std::size_t, std::size_t, double>> flows;  ///< link, colour, blocks left; sorted
   };
   /// Whether to take a snapshot now (`open`: flows per colour), and of
-  /// which colour's round start.
+  /// which colour's round start; where that colour started a round but no
+  /// run has rounds left to skip, `was` is dropped.
   bool snapshot_due(const std::vector<int>& open, const std::vector<std::size_t>& arrived, const std::vector<Cursor>& at,
-                    std::size_t* ref) const {
+                    Snapshot* was, std::size_t* ref) const {
     *ref = colours_;
     for (std::size_t c = 0; c < colours_ && *ref == colours_; ++c)
       if (open[c] > 0) *ref = c;
     if (*ref == colours_ || std::find(arrived.begin(), arrived.end(), *ref) == arrived.end()) return false;
-    for (std::size_t c = 0; c < colours_; ++c)  // some run has rounds to skip
+    for (std::size_t c = 0; c < colours_; ++c)
       if (at[c].run < rounds_[c].size() && rounds_[c][at[c].run].times - at[c].done >= 2) return true;
+    was->ref = colours_;
     return false;
+  }
+  /// Moves the colours' cursors and the time k periods on.
+  void carry(const Snapshot& was, const Snapshot& now, long long k, std::vector<Cursor>* at, double* t) const {
+    for (std::size_t c = 0; c < colours_; ++c) (*at)[c].done += k * (now.at[c].done - was.at[c].done);
+    *t += static_cast<double>(k) * (now.t - was.t);
   }
   /// The whole periods from `was` to `now` that can be carried forward
   /// (0: none), and per flow of `now` what one period takes off it.
@@ -385,10 +387,7 @@ class Fluid {
   void skip_periods(double* t) {
     std::size_t ref;
     Snapshot& now = spare_;
-    if (!snapshot_due(open_, arrived_, at_, &ref)) {
-      if (ref != colours_ && std::find(arrived_.begin(), arrived_.end(), ref) != arrived_.end()) last_.ref = colours_;
-      return;
-    }
+    if (!snapshot_due(open_, arrived_, at_, &last_, &ref)) return;
     take(&now, ref, *t);
     const long long k = periods(last_, now, &less_);
     if (k > 0) {
@@ -402,8 +401,7 @@ class Fluid {
         link.first = INFINITY;
         for (const Flow& f : link.flows) link.first = std::min(link.first, f.target);
       }
-      for (std::size_t c = 0; c < colours_; ++c) at_[c].done += k * (now.at[c].done - last_.at[c].done);
-      *t += kd * (now.t - last_.t);
+      carry(last_, now, k, &at_, t);
       now.ref = colours_;  // compare afresh from here
     }
     std::swap(now, last_);
