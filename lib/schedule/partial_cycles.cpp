@@ -100,10 +100,16 @@ long long defect_rows(long long R, long long C) {
 
 bool both_sides_odd_2d(const Torus& t) { return t.ndims() == 2 && t.dim(0) % 2 == 1 && t.dim(1) % 2 == 1; }
 
+long long mod(long long x, long long n) {
+  if (x >= 0) return x < n ? x : x % n;
+  return x >= -n ? x + n : ((x % n) + n) % n;
+}
+
 }  // namespace
 
 std::string PartialCyclesSchedule::not_applicable(const Torus& t) {
   if (t.ndims() < 2) return "needs d >= 2";
+  if (t.ndims() > kMaxCycles) return "at most " + std::to_string(kMaxCycles) + " axes";
   for (int a = 0; a < t.ndims(); ++a)
     if (t.dim(a) < 2) return "needs every side >= 2";
   if (both_sides_odd_2d(t)) return {};  // the helix
@@ -139,7 +145,7 @@ PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t, bool time_independe
     orders = candidate_orders(t);
   }
   for (const auto& order : orders) {
-    why = helix ? build_helix(order) : build(order);
+    why = build(order, helix);
     if (why.empty()) {
       if (ti_) {
         time_independent_rounds();
@@ -158,216 +164,349 @@ void PartialCyclesSchedule::time_independent_rounds() {
   // round 1 + f(j), f(j) = min(j, (l + 1 - j) mod m): f rises and falls on
   // [0, l + 1] (peak (l + 1)/2) and on [l + 1, m] (peak (m + l + 1)/2). Its
   // largest value over the positions that inject on the cycle is at the
-  // injecting position nearest a peak on one side: O(log m) per fed rank.
-  std::vector<std::vector<long long>> injecting(static_cast<std::size_t>(d_));
-  for (int c = 0; c < d_; ++c)
-    for (long long p = 0; p < m_; ++p)
-      if (injects(at(c, p), c)) injecting[static_cast<std::size_t>(c)].push_back(p);
+  // injecting position nearest a peak on one side; injecting positions are
+  // found by stepping along the cycle from the peak.
   feed_rounds_ = 0;
-  for (Rank r = 0; r < torus().size(); ++r)
+  std::vector<bool> any(static_cast<std::size_t>(d_), false);
+  for (int c = 0; c < d_; ++c) {
+    bool inj = false;
+    for (long long p = 0; p < m_ && !inj; ++p) at(c, p, &inj);
+    any[static_cast<std::size_t>(c)] = inj;
+  }
+  for (Rank r = 0; r < torus().size(); ++r) {
+    const Local own = local(r);
     for (int c = 0; c < d_; ++c) {
-      const auto& inj = injecting[static_cast<std::size_t>(c)];
-      if (position(r, c) >= 0 || inj.empty()) continue;
-      const Feeders f = feeders(r, c);
+      if (own.pos[static_cast<std::size_t>(c)] >= 0 || !any[static_cast<std::size_t>(c)]) continue;
+      const Feeders f = feeders(r, c, own);
       auto first = [&](long long j) { return 1 + std::min(j, wrap(f.l + 1 - j)); };
-      auto at_or_after = [&](long long j) {  // nearest injecting a + j' with j' >= j (cyclically)
-        const auto it = std::lower_bound(inj.begin(), inj.end(), wrap(f.a + j));
-        return wrap((it == inj.end() ? inj.front() : *it) - f.a);
-      };
-      auto at_or_before = [&](long long j) {
-        auto it = std::upper_bound(inj.begin(), inj.end(), wrap(f.a + j));
-        return wrap((it == inj.begin() ? inj.back() : *(it - 1)) - f.a);
+      auto nearest = [&](long long j, int step) {  // offset from a of the injecting position at or after/before a + j
+        long long q = wrap(f.a + j);
+        for (bool inj = false; at(c, q, &inj), !inj;) q = wrap(q + step);
+        return wrap(q - f.a);
       };
       for (const long long peak : {(f.l + 1) / 2, (m_ + f.l + 1) / 2})
-        for (const long long j : {at_or_before(peak), at_or_after(peak), at_or_after(peak + 1)})
+        for (const long long j : {nearest(peak, -1), nearest(peak, +1), nearest(peak + 1, +1)})
           feed_rounds_ = std::max(feed_rounds_, first(j));
     }
+  }
   // The feeders pass on in round s what reached them in round s - 1.
   cycle_rounds_ = std::max(m_ / 2, feed_rounds_ - 1);
 }
 
-std::string PartialCyclesSchedule::build(const std::vector<int>& order) {
+std::string PartialCyclesSchedule::build(const std::vector<int>& order, bool helix) {
   const Torus& t = torus();
-  const Rank P = t.size();
-  const int d = t.ndims(), ports = t.ports();
-  std::vector<long long> n;
-  for (int a : order) n.push_back(t.dim(a));
   order_ = order;
-  d_ = d;
-  long long laps = n[0] / d;
-  for (int l = 1; l <= d - 2; ++l) laps *= n[l];
-  m_ = laps * (n[d - 1] + d);
-  pos_.assign(static_cast<std::size_t>(P * d), -1);
-  seq_.assign(static_cast<std::size_t>(d * m_), 0);
-  move_.assign(static_cast<std::size_t>(d * m_), 0);
-  std::vector<std::uint8_t> used(static_cast<std::size_t>(P * ports), 0);
-
-  for (int c = 0; c < d; ++c) {
-    std::vector<int> start(d, 0);
-    start[order[0]] = c;
-    Rank r = t.rank(start);
-    long long p = 0;
-    std::string fail;
-    auto step = [&](int paper_axis) {  // one positive move along x_{paper_axis}
-      if (!fail.empty()) return;
-      if (p >= m_ || pos_[static_cast<std::size_t>(r * d + c)] >= 0) {
-        fail = "cycle " + std::to_string(c) + " revisits a rank";
-        return;
-      }
-      const Port q = make_port(order[paper_axis - 1], true);
-      const Rank s = t.neighbor(r, q);
-      if (used[static_cast<std::size_t>(r * ports + q)]) {
-        fail = "two cycles share a link";
-        return;
-      }
-      used[static_cast<std::size_t>(r * ports + q)] = used[static_cast<std::size_t>(s * ports + opposite(q))] = 1;
-      pos_[static_cast<std::size_t>(r * d + c)] = p;
-      seq_[static_cast<std::size_t>(c * m_ + p)] = r;
-      move_[static_cast<std::size_t>(c * m_ + p)] = q;
-      r = s;
-      ++p;
-    };
-    for (long long i = 1; i <= laps; ++i) {
-      int J = 1;
-      long long modulus = n[0] / d;  // n_1/d * n_2 * ... * n_{J-1}
-      for (int j = 2; j <= d - 1; ++j) {
-        if (i % modulus == 0) J = j;
-        modulus *= n[j - 1];
-      }
-      // zigzag(d, J): odd moves x_1, x_1, x_2, ..., x_J, x_1, ... with x_d between.
-      for (int k = 1; k <= d; ++k) {
-        step(k >= 3 && k <= J + 1 ? k - 1 : 1);
-        if (k < d) step(d);
-      }
-      for (long long k = 0; k < n[d - 1] - d + 1; ++k) step(d);
-    }
-    if (!fail.empty()) return fail;
-    if (r != t.rank(start) || p != m_) return "cycle " + std::to_string(c) + " does not close after its laps";
+  paper_of_.assign(order.size(), 0);
+  for (std::size_t k = 0; k < order.size(); ++k) paper_of_[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
+  n_.clear();
+  stride_.clear();
+  for (int a : order) {
+    n_.push_back(t.dim(a));
+    std::vector<int> unit(static_cast<std::size_t>(t.ndims()), 0);
+    unit[static_cast<std::size_t>(a)] = 1;
+    stride_.push_back(t.rank(unit));
   }
-  return bind(used);
+  d_ = t.ndims();
+  if (helix) {
+    // Both sides odd: §4.1's laps need n1 even, and its "special column" for
+    // odd n1 is one sentence. Our own construction: two helices that run
+    // along x_1 (the rows' axis, C ranks per row) and step down x_2 (R
+    // rows) at the end of each run. In row r cycle 0 covers the run A_r
+    // ranks long from column s_r, cycle 1 the run B_r long from t_r: normal
+    // rows split the row (A_r + B_r = C, t_r = s_r + A_r), the k defect rows
+    // 0..k-1 share one rank (A_r + B_r = C + 1, t_r = s_r + A_r - 1: the end
+    // of cycle 0's run is the start of cycle 1's, on both cycles). The next
+    // row starts where a run ends (s_{r+1} = s_r + A_r - 1), so its run lies
+    // under the other cycle's run of row r, and the links between the
+    // cycles are exactly the free links. Defect rows A = B = (C+1)/2; normal
+    // rows alternate A = (C-1)/2, (C+1)/2 (B = C - A), which returns to row
+    // 0's lengths after the odd R rows exactly when k = 2R mod C (odd,
+    // <= R); then m = (R*C + k)/2 ranks per cycle. check() verifies it all.
+    const long long k = defect_rows(n_[1], n_[0]);
+    if (k < 0) return "the helix needs 2R mod C (taken odd) <= R rows";
+    helix_defects_ = k;
+    m_ = (n_[0] * n_[1] + k) / 2;
+    return check();
+  }
+  const int d = d_;
+  M_.assign(static_cast<std::size_t>(d + 1), 0);
+  laps_ = n_[0] / d;
+  for (int j = 2; j <= d - 1; ++j) {
+    M_[static_cast<std::size_t>(j)] = laps_;
+    laps_ *= n_[static_cast<std::size_t>(j - 1)];
+  }
+  lap_ = n_[static_cast<std::size_t>(d - 1)] + d;
+  m_ = laps_ * lap_;
+  return check();
 }
 
-std::string PartialCyclesSchedule::build_helix(const std::vector<int>& order) {
-  // Both sides odd: §4.1's laps need n1 even, and its "special column" for
-  // odd n1 is one sentence. Our own construction: two helices that run along
-  // x_1 (the rows' axis, C ranks per row) and step down x_2 (R rows) at the
-  // end of each run. In row r cycle 0 covers the run A_r ranks long from
-  // column s_r, cycle 1 the run B_r long from t_r: normal rows split the row
-  // (A_r + B_r = C, t_r = s_r + A_r), the k defect rows 0..k-1 share one rank
-  // (A_r + B_r = C + 1, t_r = s_r + A_r - 1: the end of cycle 0's run is the
-  // start of cycle 1's, on both cycles). The next row starts where a run
-  // ends (s_{r+1} = s_r + A_r - 1, t_{r+1} = t_r + B_r - 1), so its run lies
-  // under the other cycle's run of row r: a rank inside a run has the other
-  // cycle above and below, a run's ends have it beside and above/below, and
-  // the links between the cycles are exactly the free links, each joining a
-  // rank of cycle 0 only to one of cycle 1 only. Lengths: defect rows
-  // A = B = (C+1)/2; normal rows alternate A = (C-1)/2, (C+1)/2 (B = C - A),
-  // which returns to row 0's lengths after the odd R rows exactly when
-  // k = 2R mod C (odd, <= R); then m = (R*C + k)/2 ranks per cycle, and a
-  // rank off a cycle has two neighbours on it over free links. The walk
-  // below checks all of this (simple, closed, link-disjoint; bind() finds
-  // the feeders).
-  const Torus& t = torus();
-  const Rank P = t.size();
-  const int ports = t.ports();
-  const long long C = t.dim(order[0]), R = t.dim(order[1]);
-  const long long k = defect_rows(R, C);
-  if (k < 0) return "the helix needs 2R mod C (taken odd) <= R rows";
-  order_ = order;
-  d_ = 2;
-  helix_defects_ = k;
-  m_ = (R * C + k) / 2;
-  pos_.assign(static_cast<std::size_t>(P * 2), -1);
-  seq_.assign(static_cast<std::size_t>(2 * m_), 0);
-  move_.assign(static_cast<std::size_t>(2 * m_), 0);
-  std::vector<std::uint8_t> used(static_cast<std::size_t>(P * ports), 0);
-  auto run = [&](int c, long long r) {  // A_r (c = 0) or B_r (c = 1)
-    if (r < k) return (C + 1) / 2;
-    const long long a = (r - k) % 2 == 0 ? (C - 1) / 2 : (C + 1) / 2;
-    return c == 0 ? a : C - a;
-  };
-  for (int c = 0; c < 2; ++c) {
-    std::vector<int> start(2, 0);
-    start[static_cast<std::size_t>(order[0])] = c == 0 ? 0 : static_cast<int>((C + 1) / 2 - 1);
-    Rank r = t.rank(start);
-    long long p = 0;
-    auto step = [&](int axis) {
-      if (p >= m_ || pos_[static_cast<std::size_t>(r * 2 + c)] >= 0) return false;
-      const Port q = make_port(axis, true);
-      const Rank s = t.neighbor(r, q);
-      if (used[static_cast<std::size_t>(r * ports + q)]) return false;
-      used[static_cast<std::size_t>(r * ports + q)] = used[static_cast<std::size_t>(s * ports + opposite(q))] = 1;
-      pos_[static_cast<std::size_t>(r * 2 + c)] = p;
-      seq_[static_cast<std::size_t>(c * m_ + p)] = r;
-      move_[static_cast<std::size_t>(c * m_ + p)] = q;
-      r = s;
-      ++p;
-      return true;
-    };
-    for (long long row = 0; row < R; ++row) {
-      for (long long j = 1; j < run(c, row); ++j)
-        if (!step(order[0])) return "helix " + std::to_string(c) + " revisits a rank or a link";
-      if (!step(order[1])) return "helix " + std::to_string(c) + " revisits a rank or a link";
-    }
-    if (r != t.rank(start) || p != m_) return "helix " + std::to_string(c) + " does not close";
-  }
-  return bind(used);
+int PartialCyclesSchedule::lap_J(long long i) const {
+  int J = 1;
+  for (int j = 2; j <= d_ - 1; ++j)
+    if (i % M_[static_cast<std::size_t>(j)] == 0) J = j;
+  return J;
 }
 
-std::string PartialCyclesSchedule::bind(const std::vector<std::uint8_t>& used) {
-  const Torus& t = torus();
-  const Rank P = t.size();
-  const int d = d_, ports = t.ports();
+long long PartialCyclesSchedule::lap_at(int c, const long long* z) const {
+  // l = a_1 + (n_1/d)(a_2 + n_2(a_3 + ...)): S_l's x_j = floor(l/M_j) mod
+  // n_j = a_j (j >= 2), and x_1 = c + d l - sum_j floor(l/M_j) gives
+  // d a_1 mod n_1.
+  const int d = d_;
+  long long T = 0;
+  for (int j = d - 1; j >= 2; --j) T = T * n_[static_cast<std::size_t>(j - 1)] + mod(z[j - 1], n_[static_cast<std::size_t>(j - 1)]);
+  long long Q = 0, div = 1;
+  for (int j = 2; j <= d - 1; ++j) {
+    Q += T / div;
+    div *= n_[static_cast<std::size_t>(j - 1)];
+  }
+  const long long x = mod(z[0] - c + Q, n_[0]);
+  if (x % d != 0) return -1;
+  return x / d + n_[0] / d * T;
+}
+
+long long PartialCyclesSchedule::run(int c, long long row) const {
+  const long long C = n_[0];
+  if (row < helix_defects_) return (C + 1) / 2;
+  const long long a = (row - helix_defects_) % 2 == 0 ? (C - 1) / 2 : (C + 1) / 2;
+  return c == 0 ? a : C - a;
+}
+
+long long PartialCyclesSchedule::row_start(int c, long long row) const {
+  const long long C = n_[0], k = helix_defects_;
+  if (row <= k) return row * ((C + 1) / 2);
+  return k * ((C + 1) / 2) + (row - k) / 2 * C + (row - k) % 2 * run(c, k);
+}
+
+long long PartialCyclesSchedule::row_column(int c, long long row) const {
+  const long long C = n_[0];
+  return mod((c == 0 ? 0 : (C + 1) / 2 - 1) + row_start(c, row) - row, C);
+}
+
+void PartialCyclesSchedule::place(int c, long long p, long long* x, int* move_axis) const {
+  p = wrap(p);
+  if (helix_defects_ > 0) {
+    const long long C = n_[0], k = helix_defects_, K = (C + 1) / 2;
+    long long row = 0;
+    if (p < k * K) {
+      row = p / K;
+    } else {
+      const long long q = p - k * K;
+      row = k + 2 * (q / C) + (q % C < run(c, k) ? 0 : 1);
+    }
+    const long long j = p - row_start(c, row);
+    x[0] = mod(row_column(c, row) + j, C);
+    x[1] = row;
+    *move_axis = j < run(c, row) - 1 ? 0 : 1;
+    return;
+  }
+  const int d = d_;
+  const long long l = p / lap_, o = p % lap_;
+  const int J = lap_J(l + 1);
+  long long Q = 0;
+  for (int j = 2; j <= d - 1; ++j) {
+    const long long f = l / M_[static_cast<std::size_t>(j)];
+    Q += f;
+    x[j - 1] = f;
+  }
+  x[0] = c + d * l - Q;
+  const long long moves = o <= 2 * d - 1 ? (o + 1) / 2 : d;
+  for (int k = 1; k <= moves; ++k) ++x[zigzag_axis(J, k)];
+  x[d - 1] = o <= 2 * d - 1 ? o / 2 : o - d;
+  for (int j = 0; j < d; ++j) x[j] = mod(x[j], n_[static_cast<std::size_t>(j)]);
+  *move_axis = o % 2 == 0 && o <= 2 * d - 2 ? zigzag_axis(J, static_cast<int>(o / 2) + 1) : d - 1;
+}
+
+Rank PartialCyclesSchedule::rank_of(const long long* x) const {
+  Rank r = 0;
+  for (int k = 0; k < d_; ++k) r += static_cast<Rank>(x[k]) * stride_[static_cast<std::size_t>(k)];
+  return r;
+}
+
+void PartialCyclesSchedule::coords_of(Rank r, long long* y) const {
+  for (int k = 0; k < d_; ++k) y[k] = torus().coord(r, order_[static_cast<std::size_t>(k)]);
+}
+
+Rank PartialCyclesSchedule::at(int c, long long p) const {
+  long long x[kMaxCycles];
+  int axis = 0;
+  place(c, p, x, &axis);
+  return rank_of(x);
+}
+
+Rank PartialCyclesSchedule::at(int c, long long p, bool* injects) const {
+  long long x[kMaxCycles];
+  int axis = 0;
+  place(c, p, x, &axis);
+  *injects = inject_at(x) == c;
+  return rank_of(x);
+}
+
+bool PartialCyclesSchedule::injects(Rank r, int c) const {
+  long long y[kMaxCycles];
+  coords_of(r, y);
+  return inject_at(y) == c;
+}
+
+long long PartialCyclesSchedule::position(Rank r, int c) const {
+  long long y[kMaxCycles];
+  coords_of(r, y);
+  return position_at(y, c);
+}
+
+long long PartialCyclesSchedule::position_at(const long long* y, int c) const {
+  const int d = d_;
+  if (helix_defects_ > 0) {
+    const long long row = y[1];
+    const long long j = mod(y[0] - row_column(c, row), n_[0]);
+    return j < run(c, row) ? row_start(c, row) + j : -1;
+  }
+  const long long h = y[d - 1];
+  if (h >= d) {  // after the lap's zigzag: S_{l+1}, offset d + h
+    const long long next = lap_at(c, y);
+    return next < 0 ? -1 : ((next + laps_ - 1) % laps_) * lap_ + d + h;
+  }
+  // Within the zigzag: offset 2h (h moves made) or 2h + 1 (h + 1 moves).
+  long long z[kMaxCycles];
+  for (int J = 1; J <= std::max(1, d - 1); ++J)
+    for (long long moves = h; moves <= h + 1; ++moves) {
+      for (int k = 0; k < d - 1; ++k) z[k] = y[k];
+      for (int k = 1; k <= moves; ++k) --z[zigzag_axis(J, k)];
+      const long long l = lap_at(c, z);
+      if (l >= 0 && lap_J(l + 1) == J) return l * lap_ + h + moves;
+    }
+  return -1;
+}
+
+Port PartialCyclesSchedule::cycle_port(Rank r, int c, int dir) const {
+  const long long p = position(r, c);
+  return p < 0 ? -1 : port_at(c, p, dir);
+}
+
+Port PartialCyclesSchedule::port_at(int c, long long p, int dir) const {
+  const Port q = make_port(order_[static_cast<std::size_t>(move_axis(c, dir > 0 ? p : p - 1))], true);
+  return dir > 0 ? q : opposite(q);
+}
+
+int PartialCyclesSchedule::move_axis(int c, long long p) const {
+  p = wrap(p);
+  if (helix_defects_ > 0) {
+    long long x[kMaxCycles];
+    int axis = 0;
+    place(c, p, x, &axis);
+    return axis;
+  }
+  const long long o = p % lap_;
+  return o % 2 == 0 && o <= 2 * d_ - 2 ? zigzag_axis(lap_J(p / lap_ + 1), static_cast<int>(o / 2) + 1) : d_ - 1;
+}
+
+int PartialCyclesSchedule::inject_at(const long long* y) const {
   // Every rank injects on one cycle it lies on (rows on several alternate).
-  inject_.assign(static_cast<std::size_t>(P), -1);
-  for (Rank r = 0; r < P; ++r) {
-    std::vector<int> on;
-    for (int c = 0; c < d; ++c)
-      if (position(r, c) >= 0) on.push_back(c);
-    if (on.empty()) return "rank " + std::to_string(r) + " lies on no cycle";
-    long long sum = 0;
-    for (int a = 0; a < d; ++a) sum += t.coord(r, a);
-    inject_[static_cast<std::size_t>(r)] = static_cast<std::int8_t>(on[static_cast<std::size_t>(sum % on.size())]);
-  }
+  int on[kMaxCycles], count = 0;
+  for (int c = 0; c < d_; ++c)
+    if (position_at(y, c) >= 0) on[count++] = c;
+  if (count == 0) return -1;
+  long long sum = 0;
+  for (int k = 0; k < d_; ++k) sum += y[k];
+  return on[sum % count];
+}
 
+PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r) const {
+  const Torus& t = torus();
+  const int d = d_, ports = t.ports();
+  Local out;
+  long long y[kMaxCycles];
+  coords_of(r, y);
+  for (int c = 0; c < d; ++c) {
+    const long long p = position_at(y, c);
+    out.pos[static_cast<std::size_t>(c)] = p;
+    out.port[static_cast<std::size_t>(c)] = {p < 0 ? -1 : port_at(c, p, +1), p < 0 ? -1 : port_at(c, p, -1)};
+    out.feed[static_cast<std::size_t>(c)] = {-1, -1};
+  }
+  out.inject = inject_at(y);
   // Two feeders per off-cycle rank and cycle, over links no cycle uses, each
-  // link feeding once: a small search per rank.
-  feed_.assign(static_cast<std::size_t>(P * d * 2), -1);
-  for (Rank r = 0; r < P; ++r) {
-    std::vector<int> off;
-    for (int c = 0; c < d; ++c)
-      if (position(r, c) < 0) off.push_back(c);
-    std::vector<bool> taken(static_cast<std::size_t>(ports), false);
-    std::vector<Port> pick(off.size() * 2, -1);
-    auto usable = [&](Port p, int c) {
-      const Rank q = t.neighbor(r, p);
-      return q != r && position(q, c) >= 0 && !used[static_cast<std::size_t>(q * ports + opposite(p))];
-    };
-    // Depth-first over the slots (cycle, which) in order.
-    std::vector<Port> next(pick.size(), 0);
-    std::size_t slot = 0;
-    while (slot < pick.size()) {
-      const int c = off[slot / 2];
-      Port p = next[slot];
-      while (p < ports && (taken[static_cast<std::size_t>(p)] || !usable(p, c) ||
-                           (slot % 2 == 1 && t.neighbor(r, p) == t.neighbor(r, pick[slot - 1]))))
-        ++p;
-      if (p < ports) {
-        pick[slot] = p;
-        taken[static_cast<std::size_t>(p)] = true;
-        next[slot] = p + 1;
-        ++slot;
-        if (slot < pick.size()) next[slot] = 0;
-      } else {
-        if (slot == 0) return "rank " + std::to_string(r) + " cannot be fed by two neighbours on every cycle";
-        next[slot] = 0;
-        --slot;
-        taken[static_cast<std::size_t>(pick[slot])] = false;
-      }
+  // of r's links feeding once: a small depth-first search over its ports.
+  int off[kMaxCycles], offs = 0;
+  for (int c = 0; c < d; ++c)
+    if (out.pos[static_cast<std::size_t>(c)] < 0) off[offs++] = c;
+  out.fed = true;
+  if (offs == 0) return out;
+  // Per port: the neighbour's positions, and whether a cycle uses its link back.
+  constexpr int kMaxPorts = 2 * kMaxCycles;
+  long long nb_pos[kMaxPorts][kMaxCycles];
+  bool nb_free[kMaxPorts];
+  long long z[kMaxCycles];
+  for (Port p = 0; p < ports; ++p) {
+    const int k = paper_of_[static_cast<std::size_t>(port_axis(p))];
+    for (int j = 0; j < d; ++j) z[j] = y[j];
+    z[k] = mod(z[k] + (port_plus(p) ? 1 : -1), n_[static_cast<std::size_t>(k)]);
+    bool free = true;
+    for (int c = 0; c < d; ++c) {
+      const long long pos = position_at(z, c);
+      nb_pos[p][c] = pos;
+      if (pos >= 0 && (port_at(c, pos, +1) == opposite(p) || port_at(c, pos, -1) == opposite(p))) free = false;
     }
-    for (std::size_t k = 0; k < off.size(); ++k)
-      for (int w = 0; w < 2; ++w)
-        feed_[static_cast<std::size_t>((r * d + off[k]) * 2 + w)] = pick[k * 2 + static_cast<std::size_t>(w)];
+    nb_free[p] = free;
+  }
+  bool taken[kMaxPorts] = {};
+  Port pick[kMaxPorts], next[kMaxPorts];
+  const std::size_t slots = static_cast<std::size_t>(offs) * 2;
+  next[0] = 0;
+  auto usable = [&](Port p, int c) { return nb_free[p] && nb_pos[p][c] >= 0; };
+  std::size_t slot = 0;
+  while (slot < slots) {
+    const int c = off[slot / 2];
+    Port p = next[slot];
+    while (p < ports && (taken[p] || !usable(p, c) ||
+                         (slot % 2 == 1 && t.neighbor(r, p) == t.neighbor(r, pick[slot - 1]))))
+      ++p;
+    if (p < ports) {
+      pick[slot] = p;
+      taken[p] = true;
+      next[slot] = p + 1;
+      ++slot;
+      if (slot < slots) next[slot] = 0;
+    } else {
+      if (slot == 0) {
+        out.fed = false;
+        return out;
+      }
+      next[slot] = 0;
+      --slot;
+      taken[pick[slot]] = false;
+    }
+  }
+  for (int k = 0; k < offs; ++k)
+    out.feed[static_cast<std::size_t>(off[k])] = {pick[k * 2], pick[k * 2 + 1]};
+  return out;
+}
+
+std::string PartialCyclesSchedule::check() const {
+  // Each cycle simple and closed, the cycles link-disjoint (a link counted
+  // per port, as the walk takes it), every rank on one and fed on the others.
+  const Torus& t = torus();
+  long long x[kMaxCycles];
+  int axis = 0;
+  for (int c = 0; c < d_; ++c) {
+    place(c, 0, x, &axis);
+    Rank r = rank_of(x);
+    for (long long p = 0; p < m_; ++p) {
+      const Port q = make_port(order_[static_cast<std::size_t>(axis)], true);
+      for (int c2 = 0; c2 < d_; ++c2) {
+        const long long p2 = position_at(x, c2);
+        if (c2 == c && p2 != p) return "cycle " + std::to_string(c) + " revisits a rank";
+        if (p2 >= 0 && ((c2 != c && port_at(c2, p2, +1) == q) || port_at(c2, p2, -1) == q))
+          return "two cycles share a link";
+      }
+      place(c, p + 1, x, &axis);
+      const Rank s = rank_of(x);
+      if (t.neighbor(r, q) != s) return "cycle " + std::to_string(c) + " does not close after its laps";
+      r = s;
+    }
+  }
+  for (Rank r = 0; r < t.size(); ++r) {
+    const Local own = local(r);
+    if (own.inject < 0) return "rank " + std::to_string(r) + " lies on no cycle";
+    if (!own.fed) return "rank " + std::to_string(r) + " cannot be fed by two neighbours on every cycle";
   }
   return {};
 }
@@ -387,16 +526,10 @@ std::string PartialCyclesSchedule::construction() const {
   return s;
 }
 
-Port PartialCyclesSchedule::cycle_port(Rank r, int c, int dir) const {
-  const long long p = position(r, c);
-  if (p < 0) return -1;
-  return dir > 0 ? move_[static_cast<std::size_t>(c * m_ + p)]
-                 : opposite(move_[static_cast<std::size_t>(c * m_ + wrap(p - 1))]);
-}
-
-PartialCyclesSchedule::Feeders PartialCyclesSchedule::feeders(Rank r, int c) const {
-  const long long a0 = position(torus().neighbor(r, feed_port(r, c, 0)), c);
-  const long long a1 = position(torus().neighbor(r, feed_port(r, c, 1)), c);
+PartialCyclesSchedule::Feeders PartialCyclesSchedule::feeders(Rank r, int c, const Local& own) const {
+  const auto& feed = own.feed[static_cast<std::size_t>(c)];
+  const long long a0 = position(torus().neighbor(r, feed[0]), c);
+  const long long a1 = position(torus().neighbor(r, feed[1]), c);
   const long long g = wrap(a1 - a0);
   if (2 * g <= m_) return {0, a0, g - 1};
   return {1, a1, wrap(a0 - a1) - 1};
@@ -419,9 +552,11 @@ std::vector<long long> PartialCyclesSchedule::rule_changes() const {
   if (!ti_) {
     if (m_ % 2 == 0) out.insert(out.end(), {m_ / 2, m_ / 2 + 1});  // halves at the antipode
     out.insert(out.end(), {(m_ + 1) / 2 + 1, m_ / 2 + 1});        // A and B stop (feed_position)
-    for (Rank r = 0; r < torus().size(); ++r)                       // B turns at s = l + 2
+    for (Rank r = 0; r < torus().size(); ++r) {                     // B turns at s = l + 2
+      const Local own = local(r);
       for (int c = 0; c < d_; ++c)
-        if (position(r, c) < 0) out.push_back(feeders(r, c).l + 2);
+        if (own.pos[static_cast<std::size_t>(c)] < 0) out.push_back(feeders(r, c, own).l + 2);
+    }
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -433,58 +568,84 @@ namespace {
 /// One rank of either variant: both ways round each cycle it lies on (with
 /// halves at the antipode of an even cycle when switching; copies as relay
 /// receives when time-independent), fed on the cycles it is off, and feeding
-/// its neighbours that are fed through it.
+/// its neighbours that are fed through it. What it needs of its own and its
+/// neighbours' places on the cycles is worked out once, when it is made.
 class PartialCyclesProgram final : public RankProgram {
  public:
-  PartialCyclesProgram(const PartialCyclesSchedule& s, Rank self) : s_(s), self_(self) {}
+  PartialCyclesProgram(const PartialCyclesSchedule& s, Rank self) : s_(s), own_(s.local(self)) {
+    const Torus& t = s.torus();
+    const int d = s.cycles();
+    feeders_.resize(static_cast<std::size_t>(d));
+    for (int c = 0; c < d; ++c)
+      if (own_.pos[static_cast<std::size_t>(c)] < 0) feeders_[static_cast<std::size_t>(c)] = s.feeders(self, c, own_);
+    // The neighbours fed through this rank: on which port, cycle and as which feeder.
+    for (Port port = 0; port < t.ports(); ++port) {
+      const Rank r = t.neighbor(self, port);
+      if (r == self) continue;
+      const PartialCyclesSchedule::Local nb = s.local(r);
+      for (int c = 0; c < d; ++c) {
+        if (nb.pos[static_cast<std::size_t>(c)] >= 0) continue;
+        for (int w = 0; w < 2; ++w)
+          if (nb.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)] == opposite(port))
+            feeding_.push_back({port, c, w, s.feeders(r, c, nb)});
+      }
+    }
+  }
 
   void next_round(RoundOps& ops) override {
     ops.clear();
     ++round_;
-    const Torus& t = s_.torus();
     const long long m = s_.cycle_length();
     const bool ti = s_.time_independent();
-    auto fed = [&](int c, long long p) { return s_.injects(s_.at(c, p), c); };
-    auto transfer = [&](Port port, int c, long long p, Piece piece, bool relay) {
-      Transfer x{port, {s_.at(c, p), 0}, piece};
+    // The rank at position p of cycle c, if it injects there (else -1).
+    auto fed = [&](int c, long long p) {
+      bool injects = false;
+      const Rank r = s_.at(c, p, &injects);
+      return injects ? r : -1;
+    };
+    auto transfer = [&](Port port, Rank origin, Piece piece, bool relay) {
+      Transfer x{port, {origin, 0}, piece};
       x.relay = relay;
       return x;
     };
+    Rank origin = -1;
     long long p = 0;
     bool relay = false;
     for (int c = 0; c < s_.cycles(); ++c) {
-      const long long q = s_.position(self_, c);
+      const long long q = own_.pos[static_cast<std::size_t>(c)];
       if (q < 0) {
         for (int w = 0; w < 2; ++w)
-          if (s_.fed_from(self_, c, w, round_, &p, &relay) && fed(c, p))
-            ops.recvs.push_back(transfer(s_.feed_port(self_, c, w), c, p, Piece{}, relay));
-        continue;
-      }
-      if (round_ <= s_.cycle_rounds()) {
+          if (s_.fed_from(feeders_[static_cast<std::size_t>(c)], w, round_, &p, &relay) && (origin = fed(c, p)) >= 0)
+            ops.recvs.push_back(
+                transfer(own_.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)], origin, Piece{}, relay));
+      } else if (round_ <= s_.cycle_rounds()) {
         const bool halves = !ti && m % 2 == 0 && round_ == m / 2;
         for (int dir : {+1, -1}) {
           Piece piece;
           if (halves) piece.half = dir > 0 ? 1 : 2;
           const long long in = q - dir * round_, out = q - dir * (round_ - 1);
-          if (fed(c, in))
-            ops.recvs.push_back(
-                transfer(s_.cycle_port(self_, c, -dir), c, in, piece, ti && !ti_first_arrival(round_, dir, m)));
-          if (fed(c, out)) ops.sends.push_back(transfer(s_.cycle_port(self_, c, dir), c, out, piece, false));
+          const auto& ports = own_.port[static_cast<std::size_t>(c)];
+          if ((origin = fed(c, in)) >= 0)
+            ops.recvs.push_back(transfer(ports[dir > 0 ? 1 : 0], origin, piece, ti && !ti_first_arrival(round_, dir, m)));
+          if ((origin = fed(c, out)) >= 0) ops.sends.push_back(transfer(ports[dir > 0 ? 0 : 1], origin, piece, false));
         }
       }
-      for (Port port = 0; port < t.ports(); ++port) {
-        const Rank r = t.neighbor(self_, port);
-        if (r == self_ || s_.position(r, c) >= 0) continue;
-        for (int w = 0; w < 2; ++w)
-          if (s_.feed_port(r, c, w) == opposite(port) && s_.fed_from(r, c, w, round_, &p, &relay) && fed(c, p))
-            ops.sends.push_back(transfer(port, c, p, Piece{}, false));
-      }
+      for (const Feeding& f : feeding_)
+        if (f.c == c && s_.fed_from(f.feeders, f.which, round_, &p, &relay) && (origin = fed(c, p)) >= 0)
+          ops.sends.push_back(transfer(f.port, origin, Piece{}, false));
     }
   }
 
  private:
+  struct Feeding {
+    Port port;
+    int c, which;
+    PartialCyclesSchedule::Feeders feeders;
+  };
   const PartialCyclesSchedule& s_;
-  Rank self_;
+  PartialCyclesSchedule::Local own_;
+  std::vector<PartialCyclesSchedule::Feeders> feeders_;
+  std::vector<Feeding> feeding_;
   long long round_ = 0;
 };
 
@@ -532,9 +693,10 @@ StructuralProof PartialCyclesSchedule::prove() const {
   };
   std::vector<double> sent(static_cast<std::size_t>(P), 0.0);
   const long long half = m_ / 2;
-  for (Rank r = 0; r < P; ++r)
+  for (Rank r = 0; r < P; ++r) {
+    const Local own = local(r);
     for (int c = 0; c < d_; ++c) {
-      const long long q = position(r, c);
+      const long long q = own.pos[static_cast<std::size_t>(c)];
       if (ti_) {
         // Time-independent: positions q, q-1, ... (+) and q, q+1, ... (-)
         // for Tc rounds; feeders a .. a+T-1 and b-T+1 .. b.
@@ -542,9 +704,9 @@ StructuralProof PartialCyclesSchedule::prove() const {
           sent[static_cast<std::size_t>(r)] += count(c, q - cycle_rounds_ + 1, cycle_rounds_) + count(c, q, cycle_rounds_);
           continue;
         }
-        const auto f = feeders(r, c);
+        const auto f = feeders(r, c, own);
         for (int w = 0; w < 2; ++w) {
-          const Rank feeder = torus().neighbor(r, feed_port(r, c, w));
+          const Rank feeder = torus().neighbor(r, own.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)]);
           sent[static_cast<std::size_t>(feeder)] += w == f.a_which ? count(c, f.a, feed_rounds_)
                                                                    : count(c, f.a + f.l + 2 - feed_rounds_, feed_rounds_);
         }
@@ -557,13 +719,14 @@ StructuralProof PartialCyclesSchedule::prove() const {
         sent[static_cast<std::size_t>(r)] += v;
         continue;
       }
-      const auto f = feeders(r, c);
+      const auto f = feeders(r, c, own);
       for (int w = 0; w < 2; ++w) {
-        const Rank feeder = torus().neighbor(r, feed_port(r, c, w));
+        const Rank feeder = torus().neighbor(r, own.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)]);
         sent[static_cast<std::size_t>(feeder)] +=
             w == f.a_which ? count(c, f.a - (m_ + 1) / 2 + 1, (m_ + 1) / 2) : count(c, f.a + 1, half);
       }
     }
+  }
   proof.volume_per_rank_blocks = *std::max_element(sent.begin(), sent.end());
   proof.detail = construction();
   return proof;

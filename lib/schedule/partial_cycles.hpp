@@ -30,6 +30,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,13 +41,15 @@ namespace torusgather {
 
 class PartialCyclesSchedule final : public Schedule {
  public:
+  static constexpr int kMaxCycles = 16;
+
   /// Throws std::invalid_argument if no axis order meets the conditions or
-  /// the construction fails one of its checks.
+  /// the construction fails one of its checks (O(P) time, O(1) memory).
   explicit PartialCyclesSchedule(const Torus& torus, bool time_independent = false);
   /// Empty when some order of the axes meets conditions (1)-(3).
   static std::string not_applicable(const Torus& torus);
-  /// The rounds of the schedule the constructor builds (O(P d)): auto asks
-  /// before profiling it; 1 where it does not build.
+  /// The rounds of the schedule the constructor builds (its O(P) checks):
+  /// auto asks before profiling it; 1 where it does not build.
   static long long rounds_at_least(const Torus& torus);
 
   const char* name() const override { return ti_ ? "partial-cycles-ti" : "partial-cycles"; }
@@ -69,15 +72,30 @@ class PartialCyclesSchedule final : public Schedule {
 
   int cycles() const { return d_; }
   long long cycle_length() const { return m_; }
-  /// Position of r on cycle c, or -1.
-  long long position(Rank r, int c) const { return pos_[static_cast<std::size_t>(r * d_ + c)]; }
-  /// The rank at position p (mod m) of cycle c.
-  Rank at(int c, long long p) const { return seq_[static_cast<std::size_t>(c * m_ + wrap(p))]; }
-  bool injects(Rank r, int c) const { return inject_[static_cast<std::size_t>(r)] == c; }
+  /// What rank r needs of the construction, from r's coordinates alone:
+  /// its position on each cycle (-1 if off it), its ports along each cycle,
+  /// the cycle it injects on, and its two feed ports on each cycle it is off.
+  struct Local {
+    std::array<long long, kMaxCycles> pos{};
+    std::array<std::array<Port, 2>, kMaxCycles> port{};  ///< [c][0]: towards +1, [1]: towards -1
+    std::array<std::array<Port, 2>, kMaxCycles> feed{};  ///< -1 if r is on c
+    int inject = -1;
+    bool fed = false;  ///< false if no two feeders were found on some cycle r is off
+  };
+  Local local(Rank r) const;
+  /// Position of r on cycle c, or -1 (closed form, O(d^3)).
+  long long position(Rank r, int c) const;
+  /// The rank at position p (mod m) of cycle c (closed form, O(d)).
+  Rank at(int c, long long p) const;
+  /// As above, and whether that rank injects on c (O(d^4)).
+  Rank at(int c, long long p, bool* injects) const;
+  bool injects(Rank r, int c) const;
   /// Port of r towards the next (+1) or previous (-1) rank on cycle c.
   Port cycle_port(Rank r, int c, int dir) const;
+  /// Port along cycle c at its position p towards p + 1 (dir > 0) or p - 1.
+  Port port_at(int c, long long p, int dir) const;
   /// The ports of off-cycle rank r on which it is fed cycle c's blocks.
-  Port feed_port(Rank r, int c, int which) const { return feed_[static_cast<std::size_t>((r * d_ + c) * 2 + which)]; }
+  Port feed_port(Rank r, int c, int which) const { return local(r).feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(which)]; }
   /// The torus axis playing x_{k+1} (the helix: x_1 along its runs, x_2
   /// down its rows).
   int paper_axis(int k) const { return order_[static_cast<std::size_t>(k)]; }
@@ -90,7 +108,9 @@ class PartialCyclesSchedule final : public Schedule {
     int a_which;
     long long a, l;
   };
-  Feeders feeders(Rank r, int c) const;
+  Feeders feeders(Rank r, int c) const { return feeders(r, c, local(r)); }
+  /// As above, with r's Local already at hand.
+  Feeders feeders(Rank r, int c, const Local& own) const;
   /// False if off-cycle rank r's feeder `which` sends nothing for cycle c in
   /// this round; else the position it sends, and whether r already holds it
   /// (a relay: time-independent only).
@@ -103,12 +123,39 @@ class PartialCyclesSchedule final : public Schedule {
   std::vector<long long> rule_changes() const;
 
  private:
-  long long wrap(long long p) const { return ((p % m_) + m_) % m_; }
-  std::string build(const std::vector<int>& order);
-  std::string build_helix(const std::vector<int>& order);
-  /// Injection and feeders once the cycles are laid (`used`: cycle links).
-  std::string bind(const std::vector<std::uint8_t>& used);
+  long long wrap(long long p) const {
+    if (p >= 0) return p < m_ ? p : p % m_;
+    return p >= -m_ ? p + m_ : ((p % m_) + m_) % m_;
+  }
+  /// Lays the cycles for an axis order (the lap walk, or the helices) and
+  /// checks them and the feeders on every rank; empty if it holds.
+  std::string build(const std::vector<int>& order, bool helix);
+  std::string check() const;
   void time_independent_rounds();
+
+  // The lap walk (§4.3). Lap i (1-based) starts at S_{i-1} and makes the
+  // moves of zigzag(d, J(i)); S_l's coordinates are in closed form.
+  int lap_J(long long i) const;
+  /// Paper axis (0-based) of the k-th move (k = 1..d) of zigzag(d, J).
+  int zigzag_axis(int J, int k) const { return k >= 3 && k <= J + 1 ? k - 2 : 0; }
+  /// The lap l in [0, laps) with S_l = z on cycle c (z: paper coordinates
+  /// x_1..x_{d-1}), or -1.
+  long long lap_at(int c, const long long* z) const;
+  // The helices: row `row`'s run of cycle c, its first position and column.
+  long long run(int c, long long row) const;
+  long long row_start(int c, long long row) const;
+  long long row_column(int c, long long row) const;
+  /// Paper coordinates of the rank at position p of cycle c, and the paper
+  /// axis of the move from p to p + 1.
+  void place(int c, long long p, long long* x, int* move_axis) const;
+  Rank rank_of(const long long* x) const;
+  /// Paper coordinates of r.
+  void coords_of(Rank r, long long* y) const;
+  long long position_at(const long long* y, int c) const;
+  /// The cycle the rank at paper coordinates y injects on, or -1.
+  int inject_at(const long long* y) const;
+  /// Paper axis of the move from position p of cycle c to p + 1.
+  int move_axis(int c, long long p) const;
 
   bool ti_ = false;
   long long cycle_rounds_ = 0, feed_rounds_ = 0;
@@ -116,11 +163,11 @@ class PartialCyclesSchedule final : public Schedule {
   long long m_ = 0;
   long long helix_defects_ = 0;  ///< both sides odd: the helix's defect rows k
   std::vector<int> order_;
-  std::vector<long long> pos_;   ///< [r * d + c]
-  std::vector<Rank> seq_;        ///< [c * m + p]
-  std::vector<Port> move_;       ///< [c * m + p]: port from position p to p + 1
-  std::vector<std::int8_t> inject_;
-  std::vector<Port> feed_;       ///< [(r * d + c) * 2 + which], -1 if r is on c
+  std::vector<int> paper_of_;    ///< inverse of order_: torus axis -> paper index
+  std::vector<long long> n_;     ///< sides in paper order, n_1..n_d
+  long long laps_ = 0, lap_ = 0; ///< laps per cycle, ranks per lap (n_d + d)
+  std::vector<long long> M_;     ///< M_[j] = n_1/d * n_2 * ... * n_{j-1}, j = 2..d-1
+  std::vector<Rank> stride_;     ///< rank step of one along x_{k+1}
 };
 
 }  // namespace torusgather

@@ -144,6 +144,85 @@ TEST(PartialCycles, CyclesAreLinkDisjointAndEveryRankInjectsOnce) {
   }
 }
 
+// The cycles are kept as formulas (a rank's position from its coordinates,
+// the rank at a position from the lap's start), not as tables. Here they are
+// checked against the walks themselves, stepped move by move as §4.3 states
+// them (lap i: zigzag(d, J) with J the largest index with
+// i mod (n1/d * n2 * ... * n_{J-1}) = 0, then along x_d back to x_d = 0)
+// and as the helices are drawn (row r: a run along x_1, one step down x_2).
+TEST(PartialCycles, FormulasEqualTheWalks) {
+  const std::vector<std::vector<int>> shapes = {{6, 8},    {8, 6},    {2, 4},    {4, 10},    {3, 12},   {20, 6},
+                                                {3, 3, 4}, {3, 6, 3}, {6, 6, 4}, {3, 9, 5},  {6, 6, 6}, {4, 4, 4, 4},
+                                                {5, 7},    {9, 3},    {11, 13},  {23, 31},   {7, 25}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const PartialCyclesSchedule s{Torus(dims)};
+    const Torus& t = s.torus();
+    const int d = s.cycles();
+    std::vector<int> axis(static_cast<std::size_t>(t.ndims()));
+    std::vector<long long> n;
+    for (int k = 0; k < t.ndims(); ++k) n.push_back(t.dim(s.paper_axis(k)));
+    for (int c = 0; c < d; ++c) {
+      // The walk, as paper coordinates x_1..x_d.
+      std::vector<long long> x(static_cast<std::size_t>(t.ndims()), 0);
+      std::vector<Rank> walk;
+      auto visit = [&] {
+        std::vector<int> coords(static_cast<std::size_t>(t.ndims()));
+        for (int k = 0; k < t.ndims(); ++k)
+          coords[static_cast<std::size_t>(s.paper_axis(k))] = static_cast<int>(x[static_cast<std::size_t>(k)]);
+        walk.push_back(t.rank(coords));
+      };
+      auto step = [&](int k) {  // one positive move along x_{k+1}
+        visit();
+        x[static_cast<std::size_t>(k)] = (x[static_cast<std::size_t>(k)] + 1) % n[static_cast<std::size_t>(k)];
+      };
+      if (s.helix_defects() > 0) {
+        const long long C = n[0], R = n[1], k = s.helix_defects();
+        x[0] = c == 0 ? 0 : (C + 1) / 2 - 1;
+        for (long long row = 0; row < R; ++row) {
+          long long len = (C + 1) / 2;
+          if (row >= k) {
+            const long long a = (row - k) % 2 == 0 ? (C - 1) / 2 : (C + 1) / 2;
+            len = c == 0 ? a : C - a;
+          }
+          for (long long j = 1; j < len; ++j) step(0);
+          step(1);
+        }
+      } else {
+        x[0] = c;
+        long long laps = n[0] / d;
+        for (int l = 1; l <= d - 2; ++l) laps *= n[static_cast<std::size_t>(l)];
+        for (long long i = 1; i <= laps; ++i) {
+          int J = 1;
+          long long modulus = n[0] / d;
+          for (int j = 2; j <= d - 1; ++j) {
+            if (i % modulus == 0) J = j;
+            modulus *= n[static_cast<std::size_t>(j - 1)];
+          }
+          for (int k = 1; k <= d; ++k) {
+            step(k >= 3 && k <= J + 1 ? k - 2 : 0);
+            if (k < d) step(d - 1);
+          }
+          for (long long k = 0; k < n[static_cast<std::size_t>(d - 1)] - d + 1; ++k) step(d - 1);
+        }
+      }
+      ASSERT_EQ(static_cast<long long>(walk.size()), s.cycle_length());
+      for (long long p = 0; p < s.cycle_length(); ++p) {
+        ASSERT_EQ(s.at(c, p), walk[static_cast<std::size_t>(p)]) << "cycle " << c << " position " << p;
+        ASSERT_EQ(s.position(walk[static_cast<std::size_t>(p)], c), p) << "cycle " << c;
+        const Rank next = walk[static_cast<std::size_t>((p + 1) % s.cycle_length())];
+        ASSERT_EQ(t.neighbor(walk[static_cast<std::size_t>(p)], s.cycle_port(walk[static_cast<std::size_t>(p)], c, +1)), next);
+        ASSERT_EQ(t.neighbor(next, s.cycle_port(next, c, -1)), walk[static_cast<std::size_t>(p)]);
+      }
+      // Every other rank is off the cycle.
+      std::vector<bool> on(static_cast<std::size_t>(t.size()), false);
+      for (Rank r : walk) on[static_cast<std::size_t>(r)] = true;
+      for (Rank r = 0; r < t.size(); ++r)
+        if (!on[static_cast<std::size_t>(r)]) ASSERT_EQ(s.position(r, c), -1) << "rank " << r << " cycle " << c;
+    }
+  }
+}
+
 TEST(PartialCycles, Declines) {
   EXPECT_TRUE(PartialCyclesSchedule::not_applicable(Torus({5, 7})).empty());    // the helices
   EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({4, 4, 5})).empty()); // no side = 0 mod 3

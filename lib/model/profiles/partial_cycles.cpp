@@ -99,16 +99,18 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
   };
   std::vector<Feed> feeds;
   std::vector<Send> feed_sends;
-  for (Rank r = 0; r < P; ++r)
+  for (Rank r = 0; r < P; ++r) {
+    const PartialCyclesSchedule::Local own = s.local(r);
     for (int c = 0; c < d; ++c)
-      if (s.position(r, c) < 0)
+      if (own.pos[static_cast<std::size_t>(c)] < 0)
         for (int w = 0; w < 2; ++w) {
-          const Port in = s.feed_port(r, c, w);
-          feeds.push_back({c, w, s.feeders(r, c)});
+          const Port in = own.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)];
+          feeds.push_back({c, w, s.feeders(r, c, own)});
           Send x{t.neighbor(r, in), r, 0, false};
           x.link = link_of(x.from, opposite(in), &x.on_node);
           feed_sends.push_back(x);
         }
+  }
   // Each cycle's positions, listed once: who injects there, and each
   // position's send both ways round; where the injecting runs end.
   std::vector<char> injected(static_cast<std::size_t>(d * m));
@@ -116,13 +118,14 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
   std::vector<std::vector<long long>> ends(static_cast<std::size_t>(d));
   for (int c = 0; c < d; ++c) {
     for (long long q = 0; q < m; ++q) {
-      const Rank r = s.at(c, q);
-      injected[static_cast<std::size_t>(c * m + q)] = s.injects(r, c);
+      bool injects = false;
+      const Rank r = s.at(c, q, &injects);
+      injected[static_cast<std::size_t>(c * m + q)] = injects;
       for (int w = 0; w < 2; ++w) {
         const int dir = w == 0 ? 1 : -1;
         Send& x = cycle_sends[static_cast<std::size_t>((c * m + q) * 2 + w)];
         x = {r, s.at(c, q + dir), 0, false};
-        x.link = link_of(r, s.cycle_port(r, c, dir), &x.on_node);
+        x.link = link_of(r, s.port_at(c, q, dir), &x.on_node);
       }
     }
     for (long long q = 0; q < m; ++q)
