@@ -200,7 +200,7 @@ bool write_svg(const Schedule& schedule, const std::string& path, std::string* w
     if (cycles) return cycles->colour(r, p);
     if (partial_h) {
       for (int c = 0; c < 2; ++c)
-        if (partial_h->position(r, c) >= 0 &&
+        if (partial_h->positions(r, c) > 0 &&
             (partial_h->cycle_port(r, c, +1) == p || partial_h->cycle_port(r, c, -1) == p))
           return c;
       return -1;

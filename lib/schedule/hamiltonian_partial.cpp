@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "schedule/hamiltonian.hpp"
 
 namespace torusgather {
 
@@ -32,10 +31,8 @@ std::string HamiltonianPartialSchedule::not_applicable(const Torus& t) {
   return {};
 }
 
-Port HamiltonianPartialSchedule::rule(Rank r, Port in) const {
-  const Torus& t = torus();
-  const int R = t.dim(row_axis_), C = t.dim(column_axis_);
-  const int i = t.coord(r, row_axis_), j = t.coord(r, column_axis_);
+Port HamiltonianPartialSchedule::rule(Place x, Port in) const {
+  const long long R = R_, C = C_, i = x.i, j = x.j;
   const Port top = make_port(row_axis_, false), bottom = make_port(row_axis_, true);
   const Port left = make_port(column_axis_, false), right = make_port(column_axis_, true);
   // A rank that passes on one pair of ports only; its other two links are free.
@@ -52,8 +49,98 @@ Port HamiltonianPartialSchedule::rule(Rank r, Port in) const {
   }
   // §3.2: "In Column n1 - 2 we perform L <-> R"; its T and B stay free.
   if (j == C - 2) return only(left, right);
-  // §3.1's rules elsewhere; C is odd, so column C-1 is even anyway.
-  return section31_partner(t, row_axis_, column_axis_, r, in);
+  // §3.1's rules elsewhere (j even or j = n2-1: T<->R, B<->L; else T<->L,
+  // B<->R); C is odd, so column C-1 is even anyway.
+  const bool straight = j % 2 == 0 || j == C - 1;
+  if (in == top) return straight ? right : left;
+  if (in == right) return straight ? top : bottom;
+  if (in == bottom) return straight ? left : right;
+  if (in == left) return straight ? bottom : top;
+  return -1;
+}
+
+int HamiltonianPartialSchedule::off_cycle(Place x) const {
+  // Column C-2 alternates between the cycles; §3.3's four ranks at the end
+  // of the last two rows are off the cycle their one strand is not.
+  const long long R = R_, C = C_, i = x.i, j = x.j;
+  if (both_odd_ && i == R - 2 && j >= C - 2) return j == C - 2 ? 0 : 1;
+  if (both_odd_ && i == R - 1 && j >= C - 2) return 0;
+  if (j == C - 2) return i % 2 == 0 ? 1 : 0;
+  return -1;
+}
+
+Port HamiltonianPartialSchedule::cycle_port(Place x, int c, int dir) const {
+  const Port top = make_port(row_axis_, false), bottom = make_port(row_axis_, true);
+  const Port left = make_port(column_axis_, false), right = make_port(column_axis_, true);
+  // The strand of cycle c. As in §3.1, the strand through a rank's right
+  // port alternates between the cycles along rows and columns ((i + j) mod
+  // 2), shifted by one in column C-1 (C is odd); §3.3's last row passes
+  // L<->R on cycle 1; a rank off a cycle has one strand, the other's.
+  const int off = off_cycle(x);
+  if (off == c) return -1;
+  Port p = -1;
+  if (off >= 0) {
+    for (Port q : {top, bottom, left, right})
+      if (rule(x, q) >= 0) {
+        p = q;
+        break;
+      }
+  } else {
+    const int cr = both_odd_ && x.i == R_ - 1 ? 1 : static_cast<int>((x.i + x.j + (x.j == C_ - 1 ? 1 : 0)) % 2);
+    if (cr == c) {
+      p = right;
+    } else {
+      const Port partner = rule(x, right);
+      for (Port q : {top, bottom, left})
+        if (q != partner) {
+          p = q;
+          break;
+        }
+    }
+  }
+  const Port q = rule(x, p);
+  // Forward is rightwards, or out of the vertical port where the strand
+  // comes in from the left; §3.3's last row runs cycle 1 leftwards and
+  // cycle 0 up and down.
+  Port fwd;
+  if (both_odd_ && x.i == R_ - 1 && c == 1)
+    fwd = x.j <= C_ - 2 ? left : bottom;
+  else if ((p == top && q == bottom) || (p == bottom && q == top))
+    fwd = x.j % 2 == 0 ? bottom : top;
+  else if (p == right || q == right)
+    fwd = right;
+  else
+    fwd = p == left ? q : p;
+  return dir > 0 ? fwd : rule(x, fwd);
+}
+
+HamiltonianPartialSchedule::Place HamiltonianPartialSchedule::moved(Place x, Port p) const {
+  const long long step = port_plus(p) ? 1 : -1;
+  if (port_axis(p) == row_axis_)
+    x.i = (x.i + step + R_) % R_;
+  else
+    x.j = (x.j + step + C_) % C_;
+  return x;
+}
+
+void HamiltonianPartialSchedule::step(Place* x, int* k, int c, int dir) const {
+  if (dir > 0) {
+    if (*k + 1 < positions(*x, c)) {
+      ++*k;
+    } else {
+      *x = moved(*x, cycle_port(*x, c, +1));
+      *k = 0;
+    }
+  } else if (*k > 0) {
+    --*k;
+  } else {
+    *x = moved(*x, cycle_port(*x, c, -1));
+    *k = positions(*x, c) - 1;
+  }
+}
+
+bool HamiltonianPartialSchedule::special(Place x) const {
+  return both_odd_ && off_cycle(x) >= 0 && (x.i == 0 || x.i >= R_ - 2);
 }
 
 HamiltonianPartialSchedule::HamiltonianPartialSchedule(const Torus& torus) : Schedule(torus) {
@@ -63,176 +150,230 @@ HamiltonianPartialSchedule::HamiltonianPartialSchedule(const Torus& torus) : Sch
   both_odd_ = t.dim(active[0]) % 2 == 1 && t.dim(active[1]) % 2 == 1;
   row_axis_ = both_odd_ || t.dim(active[0]) % 2 == 0 ? active[0] : active[1];
   column_axis_ = row_axis_ == active[0] ? active[1] : active[0];
+  R_ = t.dim(row_axis_);
+  C_ = t.dim(column_axis_);
+  row_stride_ = t.stride(row_axis_);
+  column_stride_ = t.stride(column_axis_);
+  if (std::string why = walk_and_check(); !why.empty()) throw std::invalid_argument("hamiltonian-partial: " + why);
+}
+
+std::string HamiltonianPartialSchedule::walk_and_check() {
+  const Torus& t = torus();
   const Rank P = t.size();
-  const int R = t.dim(row_axis_);
-  const auto fail = [](const std::string& what) { throw std::invalid_argument("hamiltonian-partial: " + what); };
+  const long long R = R_, C = C_, T = rounds();
   const Port ports[4] = {make_port(row_axis_, false), make_port(row_axis_, true), make_port(column_axis_, false),
                          make_port(column_axis_, true)};
-
-  // Follow the strands of rank 0 (column 0, row 0: never special): cycle 0
-  // leaves on its right port, cycle 1 on its bottom port (the other strand of
-  // a rank with T<->R, B<->L).
-  port_.assign(static_cast<std::size_t>(4 * P), -1);
-  std::vector<std::vector<Rank>> order(2);
-  const Port starts[2] = {ports[3], ports[1]};
-  for (int c = 0; c < 2; ++c) {
-    Rank r = 0;
-    Port out = starts[c];
-    do {
-      const std::size_t rc = static_cast<std::size_t>(r * 2 + c);
-      if (port_[rc * 2] >= 0) fail("cycle " + std::to_string(c) + " is not simple");
-      port_[rc * 2] = out;
-      port_[rc * 2 + 1] = rule(r, out);
-      order[static_cast<std::size_t>(c)].push_back(r);
-      const Rank next = t.neighbor(r, out);
-      const Port in = opposite(out);
-      out = rule(next, in);
-      if (out < 0) fail("a cycle enters a free link");
-      if (next == 0 && in != rule(0, starts[c])) fail("rank 0's two strands are one cycle");
-      r = next;
-    } while (r != 0);
-  }
-  // Every port a rank pairs lies on one of the two cycles (no third strand).
-  for (Rank r = 0; r < P; ++r)
-    for (Port p : ports)
-      if (rule(r, p) >= 0 && cycle_port(r, 0, +1) != p && cycle_port(r, 0, -1) != p && cycle_port(r, 1, +1) != p &&
-          cycle_port(r, 1, -1) != p)
-        fail("rank " + std::to_string(r) + " pairs ports on a strand that is neither cycle");
-
-  // Positions: a rank on both cycles holds one on each (part c on cycle c),
-  // a rank on one cycle two consecutive ones there (both parts).
-  for (Rank r = 0; r < P; ++r)
-    if (positions(r, 0) == 0 && positions(r, 1) == 0) fail("rank " + std::to_string(r) + " lies on no cycle");
-  first_.assign(static_cast<std::size_t>(2 * P), -1);
-  seq_.reserve(static_cast<std::size_t>(2 * P));
-  part_.reserve(static_cast<std::size_t>(2 * P));
-  for (int c = 0; c < 2; ++c) {
-    base_[c] = static_cast<long long>(seq_.size());
-    for (Rank r : order[static_cast<std::size_t>(c)]) {
-      const int n = positions(r, c);
-      first_[static_cast<std::size_t>(r * 2 + c)] = static_cast<long long>(seq_.size()) - base_[c];
-      for (int k = 0; k < n; ++k) {
-        seq_.push_back(r);
-        part_.push_back(static_cast<std::uint8_t>(n == 2 ? k : c));
-      }
+  // Every rank pairs its ports into as many strands as it has cycles.
+  long long off_ranks = 0;
+  for (long long i = 0; i < R; ++i)
+    for (long long j = 0; j < C; ++j) {
+      const Place x{i, j};
+      int paired = 0;
+      for (Port p : ports) paired += rule(x, p) >= 0 ? 1 : 0;
+      off_ranks += off_cycle(x) >= 0 ? 1 : 0;
+      if (paired != (off_cycle(x) >= 0 ? 2 : 4))
+        return "rank (" + std::to_string(i) + ", " + std::to_string(j) + ") pairs " + std::to_string(paired) + " ports";
     }
-    m_[c] = static_cast<long long>(seq_.size()) - base_[c];
-    ranks_[c] = static_cast<long long>(order[static_cast<std::size_t>(c)].size());
-    if (m_[c] % 2 != 0 || m_[c] / 2 > rounds())
-      fail("cycle " + std::to_string(c) + " carries " + std::to_string(m_[c]) + " packets");
+  auto free_link = [&](Place x, Port p) { return rule(x, p) < 0 && rule(moved(x, p), opposite(p)) < 0; };
+  auto direct = [&](Place x, int c) {
+    std::vector<Port> d;
+    for (Port p : ports)
+      if (free_link(x, p) && positions(moved(x, p), c) > 0) d.push_back(p);
+    return d;
+  };
+  // The special ranks' feeders, whose last positions the walk records.
+  std::vector<std::pair<Rank, long long>> watched[2];
+  if (both_odd_)
+    for (long long i : {0LL, R - 2, R - 1})
+      for (long long j = 0; j < C; ++j) {
+        const Place x{i, j};
+        const int c = off_cycle(x);
+        if (c < 0) continue;
+        for (Port p : direct(x, c)) watched[c].push_back({rank(moved(x, p)), -1});
+      }
+
+  // Walk both cycles from rank 0 (cycle 0 leaves it right, cycle 1 down):
+  // each step out of a rank's forward port must come in on the next rank's
+  // backward port; the walk must close within P ranks.
+  for (int c = 0; c < 2; ++c) {
+    const Place start{0, 0};
+    if (positions(start, c) != 1) return "rank 0 is not on both cycles";
+    Place x = start;
+    long long pos = 0, ranks = 0;
+    do {
+      const Port out = cycle_port(x, c, +1);
+      if (out < 0) return "cycle " + std::to_string(c) + " enters a rank off it";
+      const Place y = moved(x, out);
+      if (cycle_port(y, c, -1) != opposite(out)) return "cycle " + std::to_string(c) + " enters a free link";
+      const int n = positions(x, c);
+      for (auto& w : watched[c])
+        if (w.first == rank(x)) w.second = pos + n - 1;
+      pos += n;
+      x = y;
+      if (++ranks > P) return "cycle " + std::to_string(c) + " is not simple";
+    } while (x.i != start.i || x.j != start.j);
+    m_[c] = pos;
+    ranks_[c] = ranks;
+    if (m_[c] % 2 != 0 || m_[c] / 2 > T) return "cycle " + std::to_string(c) + " carries " + std::to_string(m_[c]) + " packets";
   }
   // The counts of the constructions: §3.2 two cycles of P - R/2 ranks
   // carrying P packets each; §3.3 cycles of P - (R+3)/2 and P - (R+1)/2 ranks
-  // carrying P - 1 and P + 1 packets.
+  // carrying P - 1 and P + 1 packets. With every strand on a simple cycle,
+  // the two walks cover all 2P - (ranks off a cycle) strands.
   const long long expected = both_odd_ ? 2 * P - R - 2 : 2 * P - R;
-  if (ranks_[0] + ranks_[1] != expected || (!both_odd_ && ranks_[0] != ranks_[1]) ||
+  if (ranks_[0] + ranks_[1] != expected || ranks_[0] + ranks_[1] != 2 * P - off_ranks ||
+      (!both_odd_ && ranks_[0] != ranks_[1]) ||
       (both_odd_ && std::max(ranks_[0], ranks_[1]) - std::min(ranks_[0], ranks_[1]) != 1))
-    fail("the cycles have " + std::to_string(ranks_[0]) + " and " + std::to_string(ranks_[1]) + " ranks");
+    return "the cycles have " + std::to_string(ranks_[0]) + " and " + std::to_string(ranks_[1]) + " ranks";
 
-  // Feeding. A rank off cycle c has two free links (its other two ports are
-  // c's); where both lead to ranks on c those feed it with switching, else
-  // (§3.3's pair in row R-1) it and its free neighbour off c relay.
-  // Streams only for the O(R) off-cycle ranks: index 0 is a pair of empty
-  // ones for every rank on both cycles.
-  fed_.assign(static_cast<std::size_t>(P), 0);
-  streams_.assign(2, Stream{});
-  for (Rank x = 0; x < P; ++x)
-    if (off_cycle(x) >= 0) {
-      fed_[static_cast<std::size_t>(x)] = static_cast<std::int32_t>(streams_.size() / 2);
-      streams_.resize(streams_.size() + 2);
+  // Feeding a rank x off cycle c, in column C-2 away from §3.3's last rows:
+  // its top and bottom neighbours over its free vertical links, the bottom
+  // one's last position 2C after the top one's (§3.2's fixed switch step).
+  // Checked on every such rank by a second walk with a cursor 2C behind.
+  for (int c = 0; c < 2; ++c) {
+    long long checked = 0, expected_checks = 0;
+    for (long long i = 0; i < R; ++i) {
+      const Place x{i, C - 2};
+      if (off_cycle(x) != c || special(x)) continue;
+      ++expected_checks;
+      const std::vector<Port> d = direct(x, c);
+      if (d.size() != 2 || d[0] != ports[0] || d[1] != ports[1])
+        return "rank (" + std::to_string(i) + ", " + std::to_string(C - 2) + ") is not fed from top and bottom";
     }
+    Place lead{0, 0}, lag{0, 0};
+    int lead_k = 0, lag_k = 0;
+    for (long long s = 0; s < m_[c] + 2 * C; ++s) {
+      if (s >= 2 * C) {
+        const Place x = moved(lead, ports[0]);  // the rank lead feeds from below
+        if (lead.j == C - 2 && lead_k == positions(lead, c) - 1 && off_cycle(x) == c && !special(x)) {
+          if (lag.i != moved(x, ports[0]).i || lag.j != C - 2 || lag_k != positions(lag, c) - 1)
+            return "the feeders of rank (" + std::to_string(x.i) + ", " + std::to_string(x.j) + ") are not 2C apart";
+          ++checked;
+        }
+        step(&lag, &lag_k, c, +1);
+      }
+      step(&lead, &lead_k, c, +1);
+    }
+    if (checked != expected_checks) return "the feeders of column C-2 were not all met";
+    if (4 * C > m_[c] && expected_checks > 0) return "feeders 2C apart need M >= 4C";
+  }
+
+  // §3.3's special ranks, as §3.2 with their feeders' positions where they
+  // have two direct feeders; the relaying pair (one each) through each other.
+  auto last = [&](Place x, int c) {
+    for (const auto& w : watched[c])
+      if (w.first == rank(x)) return w.second;
+    return -1LL;
+  };
   auto set = [&](Rank x, int which, const Stream& s) {
-    streams_[static_cast<std::size_t>(fed_[static_cast<std::size_t>(x)] * 2 + which)] = s;
+    for (auto& sp : special_)
+      if (sp.rank == x) {
+        sp.streams[which] = s;
+        return;
+      }
+    special_.push_back({x, {}});
+    special_.back().streams[which] = s;
   };
-  const long long T = rounds();
-  auto free_link = [&](Rank r, Port p) { return rule(r, p) < 0 && rule(t.neighbor(r, p), opposite(p)) < 0; };
-  auto last = [&](Rank r, int c) { return position(r, c) + positions(r, c) - 1; };
-  auto direct = [&](Rank x, int c) {
-    std::vector<Port> d;
-    for (Port p : ports)
-      if (free_link(x, p) && position(t.neighbor(x, p), c) >= 0) d.push_back(p);
-    return d;
+  auto has = [&](Rank x) {
+    for (const auto& sp : special_)
+      if (sp.rank == x) return true;
+    return false;
   };
-  for (Rank x = 0; x < P; ++x) {
+  std::vector<Place> specials;
+  if (both_odd_)
+    for (long long i : {0LL, R - 2, R - 1})
+      for (long long j = 0; j < C; ++j)
+        if (special(Place{i, j})) specials.push_back({i, j});
+  std::sort(specials.begin(), specials.end(), [&](const Place& a, const Place& b) { return rank(a) < rank(b); });
+  specials.erase(std::unique(specials.begin(), specials.end(),
+                             [&](const Place& a, const Place& b) { return rank(a) == rank(b); }),
+                 specials.end());
+  for (const Place x : specials) {
+    if (has(rank(x))) continue;
     const int c = off_cycle(x);
-    if (c < 0 || feed(x, 0).port >= 0) continue;
     const long long M = m_[c];
     const std::vector<Port> d = direct(x, c);
     if (d.size() == 2) {
-      const long long a0 = last(t.neighbor(x, d[0]), c), a1 = last(t.neighbor(x, d[1]), c);
+      const Place f0 = moved(x, d[0]), f1 = moved(x, d[1]);
+      const long long a0 = last(f0, c), a1 = last(f1, c);
       const long long g = wrap(a1 - a0, M);
-      if (g == 0) fail("rank " + std::to_string(x) + "'s two feeders are one rank");
+      if (g == 0) return "rank " + std::to_string(rank(x)) + "'s two feeders are one rank";
       // A: the feeder B's last position is at most M/2 ahead of.
       const int a = 2 * g <= M ? 0 : 1;
       const long long k = a == 0 ? g : M - g;
-      set(x, a, Stream{d[static_cast<std::size_t>(a)], a == 0 ? a0 : a1, M / 2, M / 2, 0});
-      set(x, 1 - a, Stream{d[static_cast<std::size_t>(1 - a)], a == 0 ? a1 : a0, k, M / 2, 0});
+      set(rank(x), a, Stream{d[static_cast<std::size_t>(a)], rank(a == 0 ? f0 : f1), a == 0 ? a0 : a1, M / 2, M / 2, 0});
+      set(rank(x), 1 - a, Stream{d[static_cast<std::size_t>(1 - a)], rank(a == 0 ? f1 : f0), a == 0 ? a1 : a0, k, M / 2, 0});
       continue;
     }
     // §3.3's relaying pair: x and y, each with one feeder on c, over their
     // free link. Their streams S_x, S_y run T rounds; each passes the other's
     // first T - 1 on. The switch steps make S_y start where S_x ends:
     // S_x = [lo, lo + T - 1], S_y = [lo + T - 1, lo + 2T - 2], M = 2T - 2.
-    Rank y = -1;
+    Place y{-1, -1};
     Port q = -1;
     for (Port p : ports)
-      if (d.size() == 1 && p != d[0] && free_link(x, p) && off_cycle(t.neighbor(x, p)) == c &&
-          direct(t.neighbor(x, p), c).size() == 1)
-        y = t.neighbor(x, p), q = p;
-    if (y < 0) fail("rank " + std::to_string(x) + " cannot be fed cycle " + std::to_string(c));
+      if (d.size() == 1 && p != d[0] && free_link(x, p) && off_cycle(moved(x, p)) == c && direct(moved(x, p), c).size() == 1)
+        y = moved(x, p), q = p;
+    if (y.i < 0) return "rank " + std::to_string(rank(x)) + " cannot be fed cycle " + std::to_string(c);
     const Port dy = direct(y, c)[0];
-    const long long fx = last(t.neighbor(x, d[0]), c), fy = last(t.neighbor(y, dy), c);
+    const Place gx = moved(x, d[0]), gy = moved(y, dy);
+    const long long fx = last(gx, c), fy = last(gy, c);
     long long kx = -1, ky = -1;
     for (long long k = 1; k < T && kx < 0; ++k) {
       const long long k2 = wrap(fy - fx + k - T + 1, M);
       if (k2 >= 1 && k2 < T) kx = k, ky = k2;
     }
-    if (kx < 0) fail("no switch steps for the relaying ranks " + std::to_string(x) + " and " + std::to_string(y));
-    set(x, 0, Stream{d[0], fx, kx, T, 0});
-    set(x, 1, Stream{q, fy, ky, T - 1, 1});
-    set(y, 0, Stream{dy, fy, ky, T, 0});
-    set(y, 1, Stream{opposite(q), fx, kx, T - 1, 1});
+    if (kx < 0) return "no switch steps for the relaying ranks " + std::to_string(rank(x)) + " and " + std::to_string(rank(y));
+    set(rank(x), 0, Stream{d[0], rank(gx), fx, kx, T, 0});
+    set(rank(x), 1, Stream{q, rank(gy), fy, ky, T - 1, 1});
+    set(rank(y), 0, Stream{dy, rank(gy), fy, ky, T, 0});
+    set(rank(y), 1, Stream{opposite(q), rank(gx), fx, kx, T - 1, 1});
   }
-
-  // Checks: each off-cycle rank's two streams cover its cycle, B's descent
-  // fits in its stream, and no directed link carries two streams or a stream
-  // and a cycle.
-  std::vector<std::uint8_t> sends(static_cast<std::size_t>(P * t.ports()), 0);
-  for (Rank x = 0; x < P; ++x) {
+  // Checks on the special ranks: both streams a switching feed over free
+  // links, the two arcs covering the cycle.
+  for (const auto& sp : special_) {
+    const Place x = place(sp.rank);
     const int c = off_cycle(x);
-    if (c < 0) continue;
-    const long long M = m_[c];
     long long lo[2], len[2];
     for (int w = 0; w < 2; ++w) {
-      const Stream& s = feed(x, w);
-      if (s.k < 1 || s.n > T - s.delay || !free_link(x, s.port))
-        fail("rank " + std::to_string(x) + "'s stream " + std::to_string(w) + " is not a switching feed");
-      lo[w] = stream_low(s);
+      const Stream& s = sp.streams[w];
+      if (s.port < 0 || s.last < 0 || s.k < 1 || s.n > T - s.delay || !free_link(x, s.port))
+        return "rank " + std::to_string(sp.rank) + "'s stream " + std::to_string(w) + " is not a switching feed";
+      lo[w] = s.last - std::min(s.k, s.n) + 1;
       len[w] = s.n;
-      auto& used = sends[static_cast<std::size_t>(t.neighbor(x, s.port) * t.ports() + opposite(s.port))];
-      if (used++) fail("a link feeds two streams");
     }
-    if (!covers(lo[0], len[0], lo[1], len[1], M))
-      fail("rank " + std::to_string(x) + "'s feeders do not cover cycle " + std::to_string(c));
+    if (sp.streams[0].port == sp.streams[1].port) return "a link feeds two streams";
+    if (!covers(lo[0], len[0], lo[1], len[1], m_[c]))
+      return "rank " + std::to_string(sp.rank) + "'s feeders do not cover cycle " + std::to_string(c);
   }
+  return {};
 }
 
-int HamiltonianPartialSchedule::off_cycle(Rank r) const {
-  if (position(r, 0) < 0) return 0;
-  if (position(r, 1) < 0) return 1;
-  return -1;
+HamiltonianPartialSchedule::Stream HamiltonianPartialSchedule::feed(Rank r, int which) const {
+  const Place x = place(r);
+  const int c = off_cycle(x);
+  if (c < 0) return {};
+  if (special(x)) {
+    for (const auto& sp : special_)
+      if (sp.rank == r) return sp.streams[which];
+    return {};
+  }
+  // §3.2: A is the top neighbour (only backwards), B the bottom one, 2C on.
+  const long long M = m_[c];
+  const Port p = make_port(row_axis_, which == 1);
+  return Stream{p, rank(moved(x, p)), -1, which == 0 ? M / 2 : 2 * C_, M / 2, 0};
 }
 
-long long HamiltonianPartialSchedule::fed_position(Rank r, int which, long long t) const {
-  const Stream& s = feed(r, which);
+bool HamiltonianPartialSchedule::fed_offset(Rank r, int which, long long t, long long* offset) const {
+  const Stream s = feed(r, which);
   const long long u = t - s.delay;
-  if (u < 1 || u > s.n) return -1;
-  const long long M = m_[off_cycle(r)];
-  const long long p = wrap(stream_at(s, u), M);
-  if (s.delay == 0) return p;
+  if (s.port < 0 || u < 1 || u > s.n) return false;
+  *offset = u <= s.k ? -(u - 1) : u - s.k;
+  if (s.delay == 0) return true;
   // A relayed position r's own feeder brings too is not passed on.
-  const Stream& own = feed(r, 1 - which);
-  return wrap(p - stream_low(own), M) < own.n ? -1 : p;
+  const Stream own = feed(r, 1 - which);
+  const long long M = m_[off_cycle(r)];
+  return wrap(s.last + *offset - (own.last - std::min(own.k, own.n) + 1), M) >= own.n;
 }
 
 std::string HamiltonianPartialSchedule::construction() const {
@@ -251,65 +392,132 @@ namespace {
 
 /// One rank: both ways round each cycle it lies on (out of its last position
 /// forward, its first backward), fed on the cycle it is off, and sending the
-/// streams its neighbours off a cycle are fed through it.
+/// streams its neighbours off a cycle are fed through it. Every position it
+/// sends or receives moves by one along a cycle per round, so each is a
+/// cursor stepped once a round: O(1) state, no table of positions.
 class HamiltonianPartialProgram final : public RankProgram {
+  using Place = HamiltonianPartialSchedule::Place;
+  struct Cursor {
+    Place x;
+    int k = 0;
+  };
+
  public:
-  HamiltonianPartialProgram(const HamiltonianPartialSchedule& s, Rank self) : s_(s), self_(self) {}
+  HamiltonianPartialProgram(const HamiltonianPartialSchedule& s, Rank self) : s_(s), self_(s.place(self)) {
+    for (int c = 0; c < 2; ++c) {
+      const int n = s.positions(self_, c);
+      if (n == 0) continue;
+      Cycle& cy = cycles_[cy_count_++];
+      cy.c = c;
+      cy.n = n;
+      cy.fwd = s.cycle_port(self_, c, +1);
+      cy.bwd = s.cycle_port(self_, c, -1);
+      cy.next_one = s.positions(s.moved(self_, cy.fwd), c) == 1;
+      cy.prev_one = s.positions(s.moved(self_, cy.bwd), c) == 1;
+      cy.send_fwd = {self_, n - 1};
+      cy.recv_bwd = {self_, 0};
+      s.step(&cy.recv_bwd.x, &cy.recv_bwd.k, c, -1);
+      cy.send_bwd = {self_, 0};
+      cy.recv_fwd = {self_, n - 1};
+      s.step(&cy.recv_fwd.x, &cy.recv_fwd.k, c, +1);
+    }
+    const Torus& t = s.torus();
+    const int off = s.off_cycle(self_);
+    if (off >= 0)
+      for (int w = 0; w < 2; ++w) add(self, w, s.feed(self, w).port, true);
+    // Feeding: a neighbour off a cycle that receives one of its streams from
+    // us (as its feeder on that cycle, or as the other relaying rank).
+    for (int a : {s.row_axis(), s.column_axis()})
+      for (bool plus : {false, true}) {
+        const Port p = make_port(a, plus);
+        const Rank y = t.neighbor(self, p);
+        if (s.off_cycle(y) < 0) continue;
+        for (int w = 0; w < 2; ++w)
+          if (s.feed(y, w).port == opposite(p)) add(y, w, p, false);
+      }
+  }
 
   void next_round(RoundOps& ops) override {
     ops.clear();
     const long long t = ++round_;
-    const Torus& torus = s_.torus();
     if (t > s_.rounds()) return;
-    auto transfer = [&](Port port, int c, long long p, std::uint8_t half) {
-      const Piece piece{static_cast<std::uint16_t>(s_.part(c, p)), 2, half};
-      return Transfer{port, {s_.at(c, p), 0}, piece};
+    auto transfer = [&](Port port, int c, const Cursor& at, std::uint8_t half) {
+      const int part = s_.positions(at.x, c) == 2 ? at.k : c;
+      const Piece piece{static_cast<std::uint16_t>(part), 2, half};
+      return Transfer{port, {s_.rank(at.x), 0}, piece};
     };
-    const int off = s_.off_cycle(self_);
-    for (int c = 0; c < 2; ++c) {
-      const int n = s_.positions(self_, c);
-      if (n == 0) continue;
+    for (int i = 0; i < cy_count_; ++i) {
+      Cycle& cy = cycles_[i];
+      const int c = cy.c;
       const long long M = s_.cycle_positions(c);
       if (t > M / 2) continue;
       const bool last_round = t == M / 2;
-      const long long first = s_.position(self_, c), last = first + n - 1;
-      const Port fwd = s_.cycle_port(self_, c, +1), bwd = s_.cycle_port(self_, c, -1);
       // In the last round a rank of one position gets its antipode in halves
       // from both sides; a rank of two positions got both of its antipodes in
       // the round before (from the other side) and gets nothing.
-      const bool next_takes = !last_round || s_.positions(torus.neighbor(self_, fwd), c) == 1;
-      const bool prev_takes = !last_round || s_.positions(torus.neighbor(self_, bwd), c) == 1;
-      const bool self_takes = !last_round || n == 1;
+      const bool next_takes = !last_round || cy.next_one;
+      const bool prev_takes = !last_round || cy.prev_one;
+      const bool self_takes = !last_round || cy.n == 1;
       const std::uint8_t h1 = last_round ? 1 : 0, h2 = last_round ? 2 : 0;
-      if (next_takes) ops.sends.push_back(transfer(fwd, c, last - (t - 1), h1));
-      if (self_takes) ops.recvs.push_back(transfer(bwd, c, first - t, h1));
-      if (prev_takes) ops.sends.push_back(transfer(bwd, c, first + (t - 1), h2));
-      if (self_takes) ops.recvs.push_back(transfer(fwd, c, last + t, h2));
+      if (next_takes) ops.sends.push_back(transfer(cy.fwd, c, cy.send_fwd, h1));
+      if (self_takes) ops.recvs.push_back(transfer(cy.bwd, c, cy.recv_bwd, h1));
+      if (prev_takes) ops.sends.push_back(transfer(cy.bwd, c, cy.send_bwd, h2));
+      if (self_takes) ops.recvs.push_back(transfer(cy.fwd, c, cy.recv_fwd, h2));
+      s_.step(&cy.send_fwd.x, &cy.send_fwd.k, c, -1);
+      s_.step(&cy.recv_bwd.x, &cy.recv_bwd.k, c, -1);
+      s_.step(&cy.send_bwd.x, &cy.send_bwd.k, c, +1);
+      s_.step(&cy.recv_fwd.x, &cy.recv_fwd.k, c, +1);
     }
-    if (off >= 0)
-      for (int w = 0; w < 2; ++w) {
-        const long long p = s_.fed_position(self_, w, t);
-        if (p >= 0) ops.recvs.push_back(transfer(s_.feed(self_, w).port, off, p, 0));
+    for (Run& run : runs_) {
+      const auto& st = run.stream;
+      const long long u = t - st.delay;
+      if (u < 1 || u > st.n) continue;
+      bool sent = true;
+      if (st.delay > 0) {
+        // A relayed position the fed rank's own feeder brings too is not passed on.
+        const auto& own = run.own;
+        const long long p = st.last + (u <= st.k ? -(u - 1) : u - st.k);
+        const long long low = own.last - std::min(own.k, own.n) + 1, M = s_.cycle_positions(run.c);
+        sent = ((p - low) % M + M) % M >= own.n;
       }
-    // Feeding: a neighbour off a cycle that receives one of its streams from
-    // us (as its feeder on that cycle, or as the other relaying rank).
-    for (int a : {s_.row_axis(), s_.column_axis()})
-      for (bool plus : {false, true}) {
-        const Port p = make_port(a, plus);
-        const Rank y = torus.neighbor(self_, p);
-        const int c = s_.off_cycle(y);
-        if (c < 0) continue;
-        for (int w = 0; w < 2; ++w) {
-          if (s_.feed(y, w).port != opposite(p)) continue;
-          const long long q = s_.fed_position(y, w, t);
-          if (q >= 0) ops.sends.push_back(transfer(p, c, q, 0));
-        }
-      }
+      Cursor& at = u <= st.k ? run.back : run.fwd;
+      if (sent) (run.recv ? ops.recvs : ops.sends).push_back(transfer(run.port, run.c, at, 0));
+      s_.step(&at.x, &at.k, run.c, u <= st.k ? -1 : +1);
+    }
   }
 
  private:
+  struct Cycle {
+    int c = 0, n = 0;
+    Port fwd = -1, bwd = -1;
+    bool next_one = false, prev_one = false;  ///< the neighbours hold one position
+    Cursor send_fwd, recv_bwd, send_bwd, recv_fwd;
+  };
+  /// A stream of off-cycle rank `fed` this rank receives (recv) or sends
+  /// on `port`: its positions backwards from the anchor's last, then
+  /// forwards from the one after it.
+  struct Run {
+    Port port;
+    int c, which;
+    Rank fed;
+    bool recv;
+    HamiltonianPartialSchedule::Stream stream, own;  ///< own: the fed rank's other stream
+    Cursor back, fwd;
+  };
+  void add(Rank fed, int which, Port port, bool recv) {
+    Run run{port, s_.off_cycle(fed), which, fed, recv, s_.feed(fed, which), s_.feed(fed, 1 - which), {}, {}};
+    const Place a = s_.place(run.stream.anchor);
+    run.back = {a, s_.positions(a, run.c) - 1};
+    run.fwd = run.back;
+    s_.step(&run.fwd.x, &run.fwd.k, run.c, +1);
+    runs_.push_back(run);
+  }
+
   const HamiltonianPartialSchedule& s_;
-  Rank self_;
+  Place self_;
+  Cycle cycles_[2];
+  int cy_count_ = 0;
+  std::vector<Run> runs_;
   long long round_ = 0;
 };
 
@@ -345,17 +553,18 @@ StructuralProof HamiltonianPartialSchedule::prove() const {
   const Torus& t = torus();
   const Rank P = t.size();
   auto messages = [&](Rank y, int w) {
-    const Stream& s = feed(y, w);
+    const Stream s = feed(y, w);
     if (s.delay == 0) return s.n;
     long long n = 0;
-    for (long long r = 1; r <= rounds(); ++r) n += fed_position(y, w, r) >= 0 ? 1 : 0;
+    long long offset = 0;
+    for (long long r = 1; r <= rounds(); ++r) n += fed_offset(y, w, r, &offset) ? 1 : 0;
     return n;
   };
   double most = 0;
   for (Rank r = 0; r < P; ++r) {
     double sent = 0;
     for (int c = 0; c < 2; ++c) {
-      if (position(r, c) < 0) continue;
+      if (positions(r, c) == 0) continue;
       for (int dir : {+1, -1}) {
         const Rank to = t.neighbor(r, cycle_port(r, c, dir));
         sent += 0.5 * static_cast<double>(m_[c] / 2 - 1) + (positions(to, c) == 1 ? 0.25 : 0.0);

@@ -60,7 +60,8 @@ namespace torusgather {
 
 class HamiltonianPartialSchedule final : public Schedule {
  public:
-  /// Throws std::invalid_argument if a check of the construction fails.
+  /// Throws std::invalid_argument if a check of the construction fails
+  /// (O(P) time, O(1) memory: both cycles walked once).
   explicit HamiltonianPartialSchedule(const Torus& torus);
   /// Empty for two active sides, one odd (>= 3) and one even (>= 4), or both
   /// odd (>= 3).
@@ -88,63 +89,74 @@ class HamiltonianPartialSchedule final : public Schedule {
   /// Ranks on cycle c, and the virtual positions it carries (M_c).
   long long cycle_ranks(int c) const { return ranks_[c]; }
   long long cycle_positions(int c) const { return m_[c]; }
-  /// First virtual position of r on cycle c (0..M_c-1), or -1 if r is off c.
-  long long position(Rank r, int c) const { return first_[static_cast<std::size_t>(r * 2 + c)]; }
-  /// Virtual positions r holds on cycle c: 0, 1 or 2.
-  /// (Derived from the cycle ports: two where r is on c only.)
-  int positions(Rank r, int c) const {
-    if (cycle_port(r, c, +1) < 0) return 0;
-    return cycle_port(r, 1 - c, +1) < 0 ? 2 : 1;
-  }
-  /// The rank at virtual position p (mod M_c) of cycle c, and the part of its
-  /// block that position carries.
-  Rank at(int c, long long p) const { return seq_[index(c, p)]; }
-  int part(int c, long long p) const { return part_[index(c, p)]; }
-  /// Port of r towards the next (+1) or previous (-1) rank on cycle c.
-  Port cycle_port(Rank r, int c, int dir) const {
-    return port_[static_cast<std::size_t>((r * 2 + c) * 2 + (dir > 0 ? 0 : 1))];
-  }
-  /// The cycle r is off, or -1.
-  int off_cycle(Rank r) const;
 
-  /// One of the two streams that feed an off-cycle rank: the feeder whose
-  /// last position is `last` sends, as its u-th message (u = 1..n), position
-  /// last - (u - 1) while u <= k, then last + (u - k); k >= n: only
-  /// backwards (feeder A). It arrives `delay` rounds after it is sent
-  /// (1: passed on by the other relaying rank of §3.3).
+  /// A rank by its row i and column j.
+  struct Place {
+    long long i = 0, j = 0;
+  };
+  Place place(Rank r) const { return {torus().coord(r, row_axis_), torus().coord(r, column_axis_)}; }
+  Rank rank(Place x) const { return x.i * row_stride_ + x.j * column_stride_; }
+  /// The cycle the rank at x is off (its one strand is the other's), or -1.
+  int off_cycle(Place x) const;
+  int off_cycle(Rank r) const { return off_cycle(place(r)); }
+  /// Virtual positions the rank holds on cycle c: 0, 1 (on both cycles:
+  /// part c) or 2 (on c only: both parts, in order).
+  int positions(Place x, int c) const {
+    const int off = off_cycle(x);
+    return off == c ? 0 : off >= 0 ? 2 : 1;
+  }
+  int positions(Rank r, int c) const { return positions(place(r), c); }
+  /// Port of the rank towards the next (+1) or previous (-1) rank on cycle
+  /// c, or -1 if it is off c: the forwarding rules with each strand's cycle
+  /// and direction in closed form (checked against the walk of both cycles).
+  Port cycle_port(Place x, int c, int dir) const;
+  Port cycle_port(Rank r, int c, int dir) const { return cycle_port(place(r), c, dir); }
+
+  /// One of the two streams that feed an off-cycle rank: the feeder
+  /// `anchor` on the cycle sends, as its u-th message (u = 1..n), the
+  /// position u - 1 before its last one while u <= k, then the one u - k
+  /// after it; k >= n: only backwards (feeder A). It arrives `delay` rounds
+  /// after it is sent (1: passed on by the other relaying rank of §3.3).
+  /// `last` is the anchor's last position where the construction needs it
+  /// (§3.3's relaying pair: which relayed positions the rank gets anyway),
+  /// else -1.
   struct Stream {
     Port port = -1;  ///< where the off-cycle rank receives it
-    long long last = 0, k = 0, n = 0;
+    Rank anchor = -1;
+    long long last = -1, k = 0, n = 0;
     int delay = 0;
   };
-  const Stream& feed(Rank r, int which) const {
-    return streams_[static_cast<std::size_t>(fed_[static_cast<std::size_t>(r)] * 2 + which)];
-  }
-  /// The virtual position stream `which` brings off-cycle rank r in round t,
-  /// or -1 if it brings nothing then.
-  long long fed_position(Rank r, int which, long long t) const;
+  /// The place one step through port p.
+  Place moved(Place x, Port p) const;
+  /// Steps x one virtual position forward (dir > 0) or back along cycle c;
+  /// k is the position within the rank (0, or 0..1 on a rank of two).
+  void step(Place* x, int* k, int c, int dir) const;
+
+  /// Off-cycle rank r's stream `which` (0 or 1).
+  Stream feed(Rank r, int which) const;
+  /// Whether stream `which` of off-cycle rank r brings it a position in
+  /// round t; then `offset`: that position's distance from the anchor's
+  /// last one (negative: before it).
+  bool fed_offset(Rank r, int which, long long t, long long* offset) const;
 
  private:
-  std::size_t index(int c, long long p) const {
-    return static_cast<std::size_t>(base_[c] + ((p % m_[c]) + m_[c]) % m_[c]);
-  }
-  Port rule(Rank r, Port in) const;
-  /// Position of stream s's u-th message.
-  static long long stream_at(const Stream& s, long long u) {
-    return u <= s.k ? s.last - (u - 1) : s.last + (u - s.k);
-  }
-  /// The lowest position of stream s's arc [lo, lo + n) (mod M).
-  static long long stream_low(const Stream& s) { return s.last - std::min(s.k, s.n) + 1; }
+  /// The port a packet entering the rank at x on `in` leaves on; -1: free.
+  Port rule(Place x, Port in) const;
+  /// Whether x is an off-cycle rank of §3.3's first or last two rows, whose
+  /// feeders are not 2C apart: its streams are kept (special_).
+  bool special(Place x) const;
+  std::string walk_and_check();
 
   bool both_odd_ = false;
   int row_axis_ = 0, column_axis_ = 1;
-  long long ranks_[2] = {0, 0}, m_[2] = {0, 0}, base_[2] = {0, 0};
-  std::vector<long long> first_;    ///< [r * 2 + c]
-  std::vector<Rank> seq_;           ///< [base_c + p]
-  std::vector<std::uint8_t> part_;
-  std::vector<Port> port_;          ///< [(r * 2 + c) * 2 + (forward ? 0 : 1)]
-  std::vector<std::int32_t> fed_;   ///< [r]: index of r's streams; 0 (two empty ones) if on both cycles
-  std::vector<Stream> streams_;     ///< [index * 2 + which]
+  long long R_ = 0, C_ = 0;
+  Rank row_stride_ = 0, column_stride_ = 0;
+  long long ranks_[2] = {0, 0}, m_[2] = {0, 0};
+  struct Special {
+    Rank rank;
+    Stream streams[2];
+  };
+  std::vector<Special> special_;  ///< §3.3 only: at most 6
 };
 
 }  // namespace torusgather

@@ -71,16 +71,23 @@ TEST(HamiltonianPartial, ColumnRulesOfSection32On6x7) {
   const Port T = make_port(0, false), B = make_port(0, true), L = make_port(1, false), R = make_port(1, true);
   std::vector<int> used(static_cast<std::size_t>(t.size() * t.ports()), 0);
   std::vector<int> carried(static_cast<std::size_t>(t.size() * 2), 0);
-  for (int c = 0; c < 2; ++c)
-    for (long long p = 0; p < t.size(); ++p) {
-      const Rank r = s.at(c, p);
-      ++carried[static_cast<std::size_t>(r * 2 + s.part(c, p))];
-      if (s.at(c, p + 1) == r) continue;  // r's second position
+  for (int c = 0; c < 2; ++c) {
+    // Round the cycle from rank 0: a rank on it only carries both parts.
+    Rank r = 0;
+    long long positions = 0;
+    do {
+      const int n = s.positions(r, c);
+      ASSERT_GT(n, 0);
+      for (int k = 0; k < n; ++k) ++carried[static_cast<std::size_t>(r * 2 + (n == 2 ? k : c))];
+      positions += n;
       const Port out = s.cycle_port(r, c, +1);
-      EXPECT_EQ(t.neighbor(r, out), s.at(c, p + 1));
+      EXPECT_EQ(s.cycle_port(t.neighbor(r, out), c, -1), opposite(out));
       ++used[static_cast<std::size_t>(r * t.ports() + out)];
       ++used[static_cast<std::size_t>(t.neighbor(r, out) * t.ports() + opposite(out))];
-    }
+      r = t.neighbor(r, out);
+    } while (r != 0 && positions <= t.size());
+    EXPECT_EQ(positions, t.size());
+  }
   for (int u : used) EXPECT_LE(u, 1);
   for (int n : carried) EXPECT_EQ(n, 1);
   for (int i = 0; i < 6; ++i)
@@ -135,6 +142,70 @@ TEST(HamiltonianPartial, Theorem4OnShapesWithBothSidesOdd) {
       if (relays) EXPECT_EQ(s.off_cycle(x), shorter);
     }
     expect_stepped_and_proved(s, (P + 1) / 2);
+  }
+}
+
+// Each rank's cycles and their directions come from formulas (which strand
+// is which cycle, which way it runs), not from a walk kept in tables. Here
+// the strands are followed by the forwarding rules as the sections state
+// them, from rank 0 (cycle 0 leaves it right, cycle 1 down), and every step
+// must leave on the rank's forward port for that cycle and enter on the
+// next rank's backward one.
+TEST(HamiltonianPartial, FormulasEqualTheForwardingRules) {
+  const std::vector<std::vector<int>> shapes = {{6, 7}, {7, 6}, {4, 3},  {4, 5},  {8, 9},   {14, 9}, {4, 21},
+                                                {3, 3}, {5, 5}, {3, 5},  {7, 9},  {9, 7},   {11, 13}, {25, 3}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const HamiltonianPartialSchedule s{Torus(dims)};
+    const Torus& t = s.torus();
+    const int R = t.dim(s.row_axis()), C = t.dim(s.column_axis());
+    const Port T = make_port(s.row_axis(), false), B = make_port(s.row_axis(), true);
+    const Port L = make_port(s.column_axis(), false), Rt = make_port(s.column_axis(), true);
+    // §3.1 (j even or j = C-1: T<->R, B<->L; else T<->L, B<->R), §3.2's
+    // column C-2 (L<->R only), and §3.3's last two rows (header).
+    auto rule = [&](Rank r, Port in) -> Port {
+      const int i = t.coord(r, s.row_axis()), j = t.coord(r, s.column_axis());
+      auto only = [in](Port a, Port b) -> Port { return in == a ? b : in == b ? a : -1; };
+      if (s.both_odd() && i == R - 2 && j == C - 2) return only(B, L);
+      if (s.both_odd() && i == R - 2 && j == C - 1) return only(T, Rt);
+      if (s.both_odd() && i == R - 1) {
+        if (j == C - 2) return only(T, L);
+        if (j == C - 1) return only(B, Rt);
+        return in == T ? B : in == B ? T : in == L ? Rt : L;
+      }
+      if (j == C - 2) return only(L, Rt);
+      const bool straight = j % 2 == 0 || j == C - 1;
+      if (in == T) return straight ? Rt : L;
+      if (in == Rt) return straight ? T : B;
+      if (in == B) return straight ? L : Rt;
+      return straight ? B : T;
+    };
+    long long ranks = 0;
+    for (int c = 0; c < 2; ++c) {
+      Rank r = 0;
+      Port out = c == 0 ? Rt : B;
+      long long steps = 0;
+      do {
+        ASSERT_EQ(s.cycle_port(r, c, +1), out) << "cycle " << c << " rank " << r;
+        const Rank next = t.neighbor(r, out);
+        ASSERT_EQ(s.cycle_port(next, c, -1), opposite(out)) << "cycle " << c << " rank " << next;
+        out = rule(next, opposite(out));
+        ASSERT_GE(out, 0);
+        r = next;
+        ASSERT_LE(++steps, t.size());
+      } while (r != 0);
+      EXPECT_EQ(steps, s.cycle_ranks(c));
+      ranks += steps;
+    }
+    // Off-cycle ranks hold no port of the cycle they are off.
+    long long off = 0;
+    for (Rank r = 0; r < t.size(); ++r)
+      for (int c = 0; c < 2; ++c)
+        if (s.positions(r, c) == 0) {
+          ++off;
+          EXPECT_EQ(s.cycle_port(r, c, +1), -1);
+        }
+    EXPECT_EQ(ranks, 2 * t.size() - off);
   }
 }
 
