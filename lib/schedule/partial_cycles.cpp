@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <tuple>
+
+#include "schedule/process_memo.hpp"
 
 namespace torusgather {
 namespace {
@@ -144,17 +147,44 @@ PartialCyclesSchedule::PartialCyclesSchedule(const Torus& t, bool time_independe
   } else {
     orders = candidate_orders(t);
   }
-  for (const auto& order : orders) {
-    why = build(order, helix);
-    if (why.empty()) {
-      if (ti_) {
-        time_independent_rounds();
-      } else {
-        cycle_rounds_ = m_ / 2;  // the antipode of an even cycle in halves
-        feed_rounds_ = (m_ + 1) / 2;
+  // Which order builds, and the time-independent feed length, are the same
+  // for every communicator (and simulated rank) of this shape: checked once
+  // per process (O(P) time), then laid out again from the memo in O(d).
+  struct Verdict {
+    int order = -1;  ///< index into orders; -1: none builds
+    std::string why;
+    long long feed_rounds = 0;
+  };
+  static ProcessMemo<std::tuple<std::vector<int>, std::uint32_t, std::uint32_t, bool>, Verdict> known(1024);
+  std::vector<int> dims;
+  for (int a = 0; a < t.ndims(); ++a) dims.push_back(t.dim(a));
+  const auto verdict = known.get({dims, t.two_link_axes(), t.open_axes(), ti_}, [&] {
+    auto v = std::make_shared<Verdict>();
+    for (std::size_t k = 0; k < orders.size(); ++k) {
+      v->why = build(orders[k], helix);
+      if (v->why.empty()) v->why = check();
+      if (v->why.empty()) {
+        v->order = static_cast<int>(k);
+        if (ti_) {
+          time_independent_rounds();
+          v->feed_rounds = feed_rounds_;
+        }
+        break;
       }
-      return;
     }
+    return v;
+  });
+  why = verdict->why;
+  if (verdict->order >= 0) {
+    build(orders[static_cast<std::size_t>(verdict->order)], helix);
+    if (ti_) {
+      feed_rounds_ = verdict->feed_rounds;
+      cycle_rounds_ = std::max(m_ / 2, feed_rounds_ - 1);  // as time_independent_rounds()
+    } else {
+      cycle_rounds_ = m_ / 2;  // the antipode of an even cycle in halves
+      feed_rounds_ = (m_ + 1) / 2;
+    }
+    return;
   }
   throw std::invalid_argument(std::string(name()) + ": " + why);
 }
@@ -226,7 +256,7 @@ std::string PartialCyclesSchedule::build(const std::vector<int>& order, bool hel
     if (k < 0) return "the helix needs 2R mod C (taken odd) <= R rows";
     helix_defects_ = k;
     m_ = (n_[0] * n_[1] + k) / 2;
-    return check();
+    return {};
   }
   const int d = d_;
   M_.assign(static_cast<std::size_t>(d + 1), 0);
@@ -237,7 +267,7 @@ std::string PartialCyclesSchedule::build(const std::vector<int>& order, bool hel
   }
   lap_ = n_[static_cast<std::size_t>(d - 1)] + d;
   m_ = laps_ * lap_;
-  return check();
+  return {};
 }
 
 int PartialCyclesSchedule::lap_J(long long i) const {
@@ -247,21 +277,20 @@ int PartialCyclesSchedule::lap_J(long long i) const {
   return J;
 }
 
-long long PartialCyclesSchedule::lap_at(int c, const long long* z) const {
+long long PartialCyclesSchedule::lap_of(const long long* z, int* c) const {
   // l = a_1 + (n_1/d)(a_2 + n_2(a_3 + ...)): S_l's x_j = floor(l/M_j) mod
-  // n_j = a_j (j >= 2), and x_1 = c + d l - sum_j floor(l/M_j) gives
-  // d a_1 mod n_1.
+  // n_j = a_j (j >= 2), and x_1 = c + d l - sum_j floor(l/M_j) with
+  // d | n_1 gives c = x_1 + sum_j floor(l/M_j) mod d, then a_1. The
+  // floor(l/M_j) = a_j + n_j(a_{j+1} + ...) come out of Horner's rule.
   const int d = d_;
-  long long T = 0;
-  for (int j = d - 1; j >= 2; --j) T = T * n_[static_cast<std::size_t>(j - 1)] + mod(z[j - 1], n_[static_cast<std::size_t>(j - 1)]);
-  long long Q = 0, div = 1;
-  for (int j = 2; j <= d - 1; ++j) {
-    Q += T / div;
-    div *= n_[static_cast<std::size_t>(j - 1)];
+  long long V = 0, Q = 0;
+  for (int j = d - 1; j >= 2; --j) {
+    V = V * n_[static_cast<std::size_t>(j - 1)] + mod(z[j - 1], n_[static_cast<std::size_t>(j - 1)]);
+    Q += V;
   }
-  const long long x = mod(z[0] - c + Q, n_[0]);
-  if (x % d != 0) return -1;
-  return x / d + n_[0] / d * T;
+  const long long x = mod(z[0] + Q, n_[0]);
+  *c = static_cast<int>(x % d);
+  return (x - *c) / d + n_[0] / d * V;
 }
 
 long long PartialCyclesSchedule::run(int c, long long row) const {
@@ -327,14 +356,14 @@ void PartialCyclesSchedule::coords_of(Rank r, long long* y) const {
 }
 
 Rank PartialCyclesSchedule::at(int c, long long p) const {
-  long long x[kMaxCycles];
+  long long x[kMaxCycles] = {};
   int axis = 0;
   place(c, p, x, &axis);
   return rank_of(x);
 }
 
 Rank PartialCyclesSchedule::at(int c, long long p, bool* injects) const {
-  long long x[kMaxCycles];
+  long long x[kMaxCycles] = {};
   int axis = 0;
   place(c, p, x, &axis);
   *injects = inject_at(x) == c;
@@ -342,39 +371,55 @@ Rank PartialCyclesSchedule::at(int c, long long p, bool* injects) const {
 }
 
 bool PartialCyclesSchedule::injects(Rank r, int c) const {
-  long long y[kMaxCycles];
+  long long y[kMaxCycles] = {};
   coords_of(r, y);
   return inject_at(y) == c;
 }
 
 long long PartialCyclesSchedule::position(Rank r, int c) const {
-  long long y[kMaxCycles];
+  long long y[kMaxCycles] = {};
   coords_of(r, y);
   return position_at(y, c);
 }
 
 long long PartialCyclesSchedule::position_at(const long long* y, int c) const {
+  long long pos[kMaxCycles];
+  positions_at(y, pos);
+  return pos[c];
+}
+
+void PartialCyclesSchedule::positions_at(const long long* y, long long* pos) const {
   const int d = d_;
+  for (int c = 0; c < d; ++c) pos[c] = -1;
   if (helix_defects_ > 0) {
     const long long row = y[1];
-    const long long j = mod(y[0] - row_column(c, row), n_[0]);
-    return j < run(c, row) ? row_start(c, row) + j : -1;
+    for (int c = 0; c < 2; ++c) {
+      const long long j = mod(y[0] - row_column(c, row), n_[0]);
+      if (j < run(c, row)) pos[c] = row_start(c, row) + j;
+    }
+    return;
   }
   const long long h = y[d - 1];
-  if (h >= d) {  // after the lap's zigzag: S_{l+1}, offset d + h
-    const long long next = lap_at(c, y);
-    return next < 0 ? -1 : ((next + laps_ - 1) % laps_) * lap_ + d + h;
+  int c = 0;
+  if (h >= d) {  // after the lap's zigzag: S_{l+1}, offset d + h; one cycle only
+    const long long next = lap_of(y, &c);
+    pos[c] = ((next + laps_ - 1) % laps_) * lap_ + d + h;
+    return;
   }
-  // Within the zigzag: offset 2h (h moves made) or 2h + 1 (h + 1 moves).
+  // Within the zigzag: offset 2h (h moves made) or 2h + 1 (h + 1 moves),
+  // for each J whose first moves differ (J >= moves - 1 make the same ones).
   long long z[kMaxCycles];
-  for (int J = 1; J <= std::max(1, d - 1); ++J)
-    for (long long moves = h; moves <= h + 1; ++moves) {
+  const int Jmax = std::max(1, d - 1);
+  for (long long moves = h; moves <= h + 1; ++moves)
+    for (int J = 1; J <= Jmax; ++J) {
+      const bool group = J >= moves - 1;  // this J and all above it
       for (int k = 0; k < d - 1; ++k) z[k] = y[k];
       for (int k = 1; k <= moves; ++k) --z[zigzag_axis(J, k)];
-      const long long l = lap_at(c, z);
-      if (l >= 0 && lap_J(l + 1) == J) return l * lap_ + h + moves;
+      const long long l = lap_of(z, &c);
+      const int Jl = lap_J(l + 1);
+      if (group ? Jl >= J : Jl == J) pos[c] = l * lap_ + h + moves;
+      if (group) break;
     }
-  return -1;
 }
 
 Port PartialCyclesSchedule::cycle_port(Rank r, int c, int dir) const {
@@ -390,7 +435,7 @@ Port PartialCyclesSchedule::port_at(int c, long long p, int dir) const {
 int PartialCyclesSchedule::move_axis(int c, long long p) const {
   p = wrap(p);
   if (helix_defects_ > 0) {
-    long long x[kMaxCycles];
+    long long x[kMaxCycles] = {};
     int axis = 0;
     place(c, p, x, &axis);
     return axis;
@@ -402,8 +447,10 @@ int PartialCyclesSchedule::move_axis(int c, long long p) const {
 int PartialCyclesSchedule::inject_at(const long long* y) const {
   // Every rank injects on one cycle it lies on (rows on several alternate).
   int on[kMaxCycles], count = 0;
+  long long pos[kMaxCycles];
+  positions_at(y, pos);
   for (int c = 0; c < d_; ++c)
-    if (position_at(y, c) >= 0) on[count++] = c;
+    if (pos[c] >= 0) on[count++] = c;
   if (count == 0) return -1;
   long long sum = 0;
   for (int k = 0; k < d_; ++k) sum += y[k];
@@ -414,10 +461,12 @@ PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r) const {
   const Torus& t = torus();
   const int d = d_, ports = t.ports();
   Local out;
-  long long y[kMaxCycles];
+  long long y[kMaxCycles] = {};
   coords_of(r, y);
+  long long pos[kMaxCycles];
+  positions_at(y, pos);
   for (int c = 0; c < d; ++c) {
-    const long long p = position_at(y, c);
+    const long long p = pos[c];
     out.pos[static_cast<std::size_t>(c)] = p;
     out.port[static_cast<std::size_t>(c)] = {p < 0 ? -1 : port_at(c, p, +1), p < 0 ? -1 : port_at(c, p, -1)};
     out.feed[static_cast<std::size_t>(c)] = {-1, -1};
@@ -440,10 +489,10 @@ PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r) const {
     for (int j = 0; j < d; ++j) z[j] = y[j];
     z[k] = mod(z[k] + (port_plus(p) ? 1 : -1), n_[static_cast<std::size_t>(k)]);
     bool free = true;
+    positions_at(z, nb_pos[p]);
     for (int c = 0; c < d; ++c) {
-      const long long pos = position_at(z, c);
-      nb_pos[p][c] = pos;
-      if (pos >= 0 && (port_at(c, pos, +1) == opposite(p) || port_at(c, pos, -1) == opposite(p))) free = false;
+      const long long q = nb_pos[p][c];
+      if (q >= 0 && (port_at(c, q, +1) == opposite(p) || port_at(c, q, -1) == opposite(p))) free = false;
     }
     nb_free[p] = free;
   }
@@ -484,15 +533,17 @@ std::string PartialCyclesSchedule::check() const {
   // Each cycle simple and closed, the cycles link-disjoint (a link counted
   // per port, as the walk takes it), every rank on one and fed on the others.
   const Torus& t = torus();
-  long long x[kMaxCycles];
+  long long x[kMaxCycles] = {};
   int axis = 0;
   for (int c = 0; c < d_; ++c) {
     place(c, 0, x, &axis);
     Rank r = rank_of(x);
     for (long long p = 0; p < m_; ++p) {
       const Port q = make_port(order_[static_cast<std::size_t>(axis)], true);
+      long long pos[kMaxCycles];
+      positions_at(x, pos);
       for (int c2 = 0; c2 < d_; ++c2) {
-        const long long p2 = position_at(x, c2);
+        const long long p2 = pos[c2];
         if (c2 == c && p2 != p) return "cycle " + std::to_string(c) + " revisits a rank";
         if (p2 >= 0 && ((c2 != c && port_at(c2, p2, +1) == q) || port_at(c2, p2, -1) == q))
           return "two cycles share a link";

@@ -44,7 +44,8 @@ class PartialCyclesSchedule final : public Schedule {
   static constexpr int kMaxCycles = 16;
 
   /// Throws std::invalid_argument if no axis order meets the conditions or
-  /// the construction fails one of its checks (O(P) time, O(1) memory).
+  /// the construction fails one of its checks (O(P) time, O(1) memory, once
+  /// per shape in the process).
   explicit PartialCyclesSchedule(const Torus& torus, bool time_independent = false);
   /// Empty when some order of the axes meets conditions (1)-(3).
   static std::string not_applicable(const Torus& torus);
@@ -127,9 +128,10 @@ class PartialCyclesSchedule final : public Schedule {
     if (p >= 0) return p < m_ ? p : p % m_;
     return p >= -m_ ? p + m_ : ((p % m_) + m_) % m_;
   }
-  /// Lays the cycles for an axis order (the lap walk, or the helices) and
-  /// checks them and the feeders on every rank; empty if it holds.
+  /// Lays the cycles out for an axis order (the lap walk, or the helices);
+  /// empty if that order gives them their sizes.
   std::string build(const std::vector<int>& order, bool helix);
+  /// Checks the laid cycles and the feeders on every rank, O(P); empty if they hold.
   std::string check() const;
   void time_independent_rounds();
 
@@ -138,9 +140,9 @@ class PartialCyclesSchedule final : public Schedule {
   int lap_J(long long i) const;
   /// Paper axis (0-based) of the k-th move (k = 1..d) of zigzag(d, J).
   int zigzag_axis(int J, int k) const { return k >= 3 && k <= J + 1 ? k - 2 : 0; }
-  /// The lap l in [0, laps) with S_l = z on cycle c (z: paper coordinates
-  /// x_1..x_{d-1}), or -1.
-  long long lap_at(int c, const long long* z) const;
+  /// The lap l in [0, laps) and the cycle c with S_l = z on c (z: paper
+  /// coordinates x_1..x_{d-1}); exactly one cycle's lap starts there.
+  long long lap_of(const long long* z, int* c) const;
   // The helices: row `row`'s run of cycle c, its first position and column.
   long long run(int c, long long row) const;
   long long row_start(int c, long long row) const;
@@ -152,6 +154,8 @@ class PartialCyclesSchedule final : public Schedule {
   /// Paper coordinates of r.
   void coords_of(Rank r, long long* y) const;
   long long position_at(const long long* y, int c) const;
+  /// The positions of the rank at paper coordinates y on every cycle (-1: off it).
+  void positions_at(const long long* y, long long* pos) const;
   /// The cycle the rank at paper coordinates y injects on, or -1.
   int inject_at(const long long* y) const;
   /// Paper axis of the move from position p of cycle c to p + 1.
