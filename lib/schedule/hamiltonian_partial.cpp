@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
+#include "schedule/process_memo.hpp"
 
 namespace torusgather {
 
@@ -154,7 +156,28 @@ HamiltonianPartialSchedule::HamiltonianPartialSchedule(const Torus& torus) : Sch
   C_ = t.dim(column_axis_);
   row_stride_ = t.stride(row_axis_);
   column_stride_ = t.stride(column_axis_);
-  if (std::string why = walk_and_check(); !why.empty()) throw std::invalid_argument("hamiltonian-partial: " + why);
+  // The walk's findings are the same for every communicator (and simulated
+  // rank) of this shape: made once per process.
+  struct Walked {
+    std::string why;
+    long long ranks[2], m[2];
+    std::vector<Special> special;
+  };
+  static ProcessMemo<std::tuple<std::vector<int>, std::uint32_t, std::uint32_t>, Walked> known(1024);
+  std::vector<int> dims;
+  for (int a = 0; a < t.ndims(); ++a) dims.push_back(t.dim(a));
+  const auto walked = known.get({dims, t.two_link_axes(), t.open_axes()}, [&] {
+    auto w = std::make_shared<Walked>();
+    w->why = walk_and_check();
+    std::copy(ranks_, ranks_ + 2, w->ranks);
+    std::copy(m_, m_ + 2, w->m);
+    w->special = special_;
+    return w;
+  });
+  if (!walked->why.empty()) throw std::invalid_argument("hamiltonian-partial: " + walked->why);
+  std::copy(walked->ranks, walked->ranks + 2, ranks_);
+  std::copy(walked->m, walked->m + 2, m_);
+  special_ = walked->special;
 }
 
 std::string HamiltonianPartialSchedule::walk_and_check() {

@@ -61,7 +61,7 @@ namespace torusgather {
 class HamiltonianPartialSchedule final : public Schedule {
  public:
   /// Throws std::invalid_argument if a check of the construction fails
-  /// (O(P) time, O(1) memory: both cycles walked once).
+  /// (O(P) time, O(1) memory: both cycles walked once per shape in the process).
   explicit HamiltonianPartialSchedule(const Torus& torus);
   /// Empty for two active sides, one odd (>= 3) and one even (>= 4), or both
   /// odd (>= 3).
@@ -153,7 +153,7 @@ class HamiltonianPartialSchedule final : public Schedule {
   Rank row_stride_ = 0, column_stride_ = 0;
   long long ranks_[2] = {0, 0}, m_[2] = {0, 0};
   struct Special {
-    Rank rank;
+    Rank rank = -1;
     Stream streams[2];
   };
   std::vector<Special> special_;  ///< §3.3 only: at most 6
