@@ -58,7 +58,8 @@ SHAPES = [
 QUICK = {"8x8x8", "16x16x16", "99x99x99"}
 # Above 1024 ranks auto leaves these out (their cost profiles are stepped);
 # they run when named, and their plans are measured too, marked "named".
-NAMED = ["circulant", "chordal-ring", "three-phase", "cubgos", "lee-code", "lee-code-large"]
+NAMED = ["circulant", "chordal-ring", "three-phase", "cubgos", "lee-code", "lee-code-large", "partial-cycles",
+         "partial-cycles-ti", "hamiltonian-partial"]
 SIZES = "8,1k,64k,1m"
 
 
@@ -180,7 +181,7 @@ def main():
         "longest of the four (each block size is decided at its first call), and their sum; each the least of "
         f"{DECISION_RUNS} runs;",
         "- **plan**: for each algorithm auto considers on that shape (above 1024 ranks also those of the latency "
-        "family that apply, marked named: auto leaves them out there, they run when named), "
+        "family and the partial cycles that apply, marked named: auto leaves them out there, they run when named), "
         "`tg-plan --plan-only`: rank 0's schedule built "
         "as at run time (build), its rounds stepped through once as each call does (walk: the call's own "
         "bookkeeping, O(rounds)), and the heap the schedule keeps (bytes); one run each; \"does not apply\" where the construction declines the shape (hamiltonian where no rule or search finds its cycles).",
