@@ -366,7 +366,10 @@ Rank PartialCyclesSchedule::at(int c, long long p, bool* injects) const {
   long long x[kMaxCycles] = {};
   int axis = 0;
   place(c, p, x, &axis);
-  *injects = inject_at(x) == c;
+  // Past a lap's zigzag (x_d >= d), or in a helix's row below the defect
+  // rows, a rank lies on one cycle only, and injects there.
+  const bool one_cycle = helix_defects_ > 0 ? x[1] >= helix_defects_ : x[d_ - 1] >= d_;
+  *injects = one_cycle || inject_at(x) == c;
   return rank_of(x);
 }
 
