@@ -5,6 +5,10 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <malloc.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/allocator_interface.h>
+#endif
 
 #include <memory>
 #include <set>
@@ -25,6 +29,17 @@ inline std::string all_errors(const torusgather::SimulationReport& rep) {
 }
 
 inline std::string name_of(const std::vector<int>& dims) { return torusgather::Torus(dims).to_string(); }
+
+/// Bytes the process holds on its heap (glibc's count, or the sanitizer's
+/// under AddressSanitizer, which replaces malloc).
+inline std::size_t heap_in_use() {
+#if defined(__SANITIZE_ADDRESS__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+#endif
+}
 
 /// A shape as TORUSGATHER_DIMS writes it, open axes marked m ("4mx4mx2").
 inline torusgather::Torus parsed_torus(const std::string& text) {

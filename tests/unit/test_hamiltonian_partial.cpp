@@ -209,6 +209,20 @@ TEST(HamiltonianPartial, FormulasEqualTheForwardingRules) {
   }
 }
 
+// What a schedule keeps does not grow with the torus: a rank's strands and
+// directions come from its row and column, its positions from cursors.
+TEST(HamiltonianPartial, PlanKeptDoesNotGrowWithTheTorus) {
+  for (const auto& dims : std::vector<std::vector<int>>{{65, 65}, {1001, 1001}, {4, 250001}, {1000, 999}}) {
+    SCOPED_TRACE(name_of(dims));
+    const Torus t(dims);
+    const std::size_t before = heap_in_use();
+    const HamiltonianPartialSchedule s(t);
+    const std::size_t after = heap_in_use();
+    EXPECT_LT(after - std::min(after, before), 16u * 1024) << "bytes kept";
+    EXPECT_EQ(s.rounds(), (t.size() + 1) / 2);
+  }
+}
+
 TEST(HamiltonianPartial, Declines) {
   EXPECT_FALSE(HamiltonianPartialSchedule::not_applicable(Torus({6, 8})).empty());    // §3.1's case
   EXPECT_FALSE(HamiltonianPartialSchedule::not_applicable(Torus({2, 3})).empty());    // top = bottom

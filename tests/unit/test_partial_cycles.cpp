@@ -223,6 +223,21 @@ TEST(PartialCycles, FormulasEqualTheWalks) {
   }
 }
 
+// What a schedule keeps does not grow with the torus: a rank's places come
+// from its coordinates (the checks at construction free what they use).
+TEST(PartialCycles, PlanKeptDoesNotGrowWithTheTorus) {
+  for (const auto& [dims, ti] : std::vector<std::pair<std::vector<int>, bool>>{
+           {{64, 64}, false}, {{1000, 1000}, false}, {{300, 300}, true}, {{999, 1001}, false}, {{60, 60, 60}, false}}) {
+    SCOPED_TRACE(name_of(dims) + (ti ? " ti" : ""));
+    const Torus t(dims);
+    const std::size_t before = heap_in_use();
+    const PartialCyclesSchedule s(t, ti);
+    const std::size_t after = heap_in_use();
+    EXPECT_LT(after - std::min(after, before), 16u * 1024) << "bytes kept";
+    EXPECT_GT(s.rounds(), 0);
+  }
+}
+
 TEST(PartialCycles, Declines) {
   EXPECT_TRUE(PartialCyclesSchedule::not_applicable(Torus({5, 7})).empty());    // the helices
   EXPECT_FALSE(PartialCyclesSchedule::not_applicable(Torus({4, 4, 5})).empty()); // no side = 0 mod 3
