@@ -84,11 +84,11 @@ class PartialCyclesSchedule final : public Schedule {
     bool fed = false;  ///< false if no two feeders were found on some cycle r is off
   };
   Local local(Rank r) const;
-  /// Position of r on cycle c, or -1 (closed form, O(d^3)).
+  /// Position of r on cycle c, or -1 (closed form, O(d^2)).
   long long position(Rank r, int c) const;
   /// The rank at position p (mod m) of cycle c (closed form, O(d)).
   Rank at(int c, long long p) const;
-  /// As above, and whether that rank injects on c (O(d^4)).
+  /// As above, and whether that rank injects on c (O(d^2)).
   Rank at(int c, long long p, bool* injects) const;
   bool injects(Rank r, int c) const;
   /// Port of r towards the next (+1) or previous (-1) rank on cycle c.
