@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 #include <malloc.h>
+
+#include <cstddef>
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+// AddressSanitizer's runtime (its header is not always installed).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 #include <memory>
