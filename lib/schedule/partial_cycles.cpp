@@ -207,7 +207,7 @@ void PartialCyclesSchedule::time_independent_rounds() {
     const Local own = local(r);
     for (int c = 0; c < d_; ++c) {
       if (own.pos[static_cast<std::size_t>(c)] >= 0 || !any[static_cast<std::size_t>(c)]) continue;
-      const Feeders f = feeders(r, c, own);
+      const Feeders f = feeders(own, c);
       auto first = [&](long long j) { return 1 + std::min(j, wrap(f.l + 1 - j)); };
       auto nearest = [&](long long j, int step) {  // offset from a of the injecting position at or after/before a + j
         long long q = wrap(f.a + j);
@@ -448,10 +448,14 @@ int PartialCyclesSchedule::move_axis(int c, long long p) const {
 }
 
 int PartialCyclesSchedule::inject_at(const long long* y) const {
-  // Every rank injects on one cycle it lies on (rows on several alternate).
-  int on[kMaxCycles], count = 0;
   long long pos[kMaxCycles];
   positions_at(y, pos);
+  return inject_of(y, pos);
+}
+
+int PartialCyclesSchedule::inject_of(const long long* y, const long long* pos) const {
+  // Every rank injects on one cycle it lies on (rows on several alternate).
+  int on[kMaxCycles], count = 0;
   for (int c = 0; c < d_; ++c)
     if (pos[c] >= 0) on[count++] = c;
   if (count == 0) return -1;
@@ -460,21 +464,45 @@ int PartialCyclesSchedule::inject_at(const long long* y) const {
   return on[sum % count];
 }
 
-PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r) const {
+PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r) const { return local(r, nullptr); }
+
+PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r, const std::vector<long long>& table) const {
+  return local(r, table.data());
+}
+
+std::vector<long long> PartialCyclesSchedule::positions_table() const {
+  std::vector<long long> table(static_cast<std::size_t>(torus().size() * d_), -1);
+  long long x[kMaxCycles] = {};
+  int axis = 0;
+  for (int c = 0; c < d_; ++c)
+    for (long long p = 0; p < m_; ++p) {
+      place(c, p, x, &axis);
+      table[static_cast<std::size_t>(rank_of(x) * d_ + c)] = p;
+    }
+  return table;
+}
+
+PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r, const long long* table) const {
   const Torus& t = torus();
   const int d = d_, ports = t.ports();
+  // A rank's positions on every cycle: from its coordinates, or the table.
+  const auto positions = [&](const long long* coords, long long* pos) {
+    if (!table) return positions_at(coords, pos);
+    const Rank q = rank_of(coords);
+    for (int c = 0; c < d; ++c) pos[c] = table[static_cast<std::size_t>(q * d + c)];
+  };
   Local out;
   long long y[kMaxCycles] = {};
   coords_of(r, y);
   long long pos[kMaxCycles];
-  positions_at(y, pos);
+  positions(y, pos);
   for (int c = 0; c < d; ++c) {
     const long long p = pos[c];
     out.pos[static_cast<std::size_t>(c)] = p;
     out.port[static_cast<std::size_t>(c)] = {p < 0 ? -1 : port_at(c, p, +1), p < 0 ? -1 : port_at(c, p, -1)};
     out.feed[static_cast<std::size_t>(c)] = {-1, -1};
   }
-  out.inject = inject_at(y);
+  out.inject = inject_of(y, pos);
   // Two feeders per off-cycle rank and cycle, over links no cycle uses, each
   // of r's links feeding once: a small depth-first search over its ports.
   int off[kMaxCycles], offs = 0;
@@ -492,7 +520,7 @@ PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r) const {
     for (int j = 0; j < d; ++j) z[j] = y[j];
     z[k] = mod(z[k] + (port_plus(p) ? 1 : -1), n_[static_cast<std::size_t>(k)]);
     bool free = true;
-    positions_at(z, nb_pos[p]);
+    positions(z, nb_pos[p]);
     for (int c = 0; c < d; ++c) {
       const long long q = nb_pos[p][c];
       if (q >= 0 && (port_at(c, q, +1) == opposite(p) || port_at(c, q, -1) == opposite(p))) free = false;
@@ -527,8 +555,11 @@ PartialCyclesSchedule::Local PartialCyclesSchedule::local(Rank r) const {
       taken[pick[slot]] = false;
     }
   }
-  for (int k = 0; k < offs; ++k)
-    out.feed[static_cast<std::size_t>(off[k])] = {pick[k * 2], pick[k * 2 + 1]};
+  for (int k = 0; k < offs; ++k) {
+    const int c = off[k];
+    out.feed[static_cast<std::size_t>(c)] = {pick[k * 2], pick[k * 2 + 1]};
+    out.feed_pos[static_cast<std::size_t>(c)] = {nb_pos[pick[k * 2]][c], nb_pos[pick[k * 2 + 1]][c]};
+  }
   return out;
 }
 
@@ -580,10 +611,9 @@ std::string PartialCyclesSchedule::construction() const {
   return s;
 }
 
-PartialCyclesSchedule::Feeders PartialCyclesSchedule::feeders(Rank r, int c, const Local& own) const {
-  const auto& feed = own.feed[static_cast<std::size_t>(c)];
-  const long long a0 = position(torus().neighbor(r, feed[0]), c);
-  const long long a1 = position(torus().neighbor(r, feed[1]), c);
+PartialCyclesSchedule::Feeders PartialCyclesSchedule::feeders(const Local& own, int c) const {
+  const auto& at = own.feed_pos[static_cast<std::size_t>(c)];
+  const long long a0 = at[0], a1 = at[1];
   const long long g = wrap(a1 - a0);
   if (2 * g <= m_) return {0, a0, g - 1};
   return {1, a1, wrap(a0 - a1) - 1};
@@ -606,10 +636,11 @@ std::vector<long long> PartialCyclesSchedule::rule_changes() const {
   if (!ti_) {
     if (m_ % 2 == 0) out.insert(out.end(), {m_ / 2, m_ / 2 + 1});  // halves at the antipode
     out.insert(out.end(), {(m_ + 1) / 2 + 1, m_ / 2 + 1});        // A and B stop (feed_position)
+    const std::vector<long long> positions = positions_table();
     for (Rank r = 0; r < torus().size(); ++r) {                     // B turns at s = l + 2
-      const Local own = local(r);
+      const Local own = local(r, positions);
       for (int c = 0; c < d_; ++c)
-        if (own.pos[static_cast<std::size_t>(c)] < 0) out.push_back(feeders(r, c, own).l + 2);
+        if (own.pos[static_cast<std::size_t>(c)] < 0) out.push_back(feeders(own, c).l + 2);
     }
   }
   std::sort(out.begin(), out.end());
@@ -631,7 +662,7 @@ class PartialCyclesProgram final : public RankProgram {
     const int d = s.cycles();
     feeders_.resize(static_cast<std::size_t>(d));
     for (int c = 0; c < d; ++c)
-      if (own_.pos[static_cast<std::size_t>(c)] < 0) feeders_[static_cast<std::size_t>(c)] = s.feeders(self, c, own_);
+      if (own_.pos[static_cast<std::size_t>(c)] < 0) feeders_[static_cast<std::size_t>(c)] = s.feeders(own_, c);
     // The neighbours fed through this rank: on which port, cycle and as which feeder.
     for (Port port = 0; port < t.ports(); ++port) {
       const Rank r = t.neighbor(self, port);
@@ -641,7 +672,7 @@ class PartialCyclesProgram final : public RankProgram {
         if (nb.pos[static_cast<std::size_t>(c)] >= 0) continue;
         for (int w = 0; w < 2; ++w)
           if (nb.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)] == opposite(port))
-            feeding_.push_back({port, c, w, s.feeders(r, c, nb)});
+            feeding_.push_back({port, c, w, s.feeders(nb, c)});
       }
     }
   }
@@ -747,8 +778,9 @@ StructuralProof PartialCyclesSchedule::prove() const {
   };
   std::vector<double> sent(static_cast<std::size_t>(P), 0.0);
   const long long half = m_ / 2;
+  const std::vector<long long> positions = positions_table();
   for (Rank r = 0; r < P; ++r) {
-    const Local own = local(r);
+    const Local own = local(r, positions);
     for (int c = 0; c < d_; ++c) {
       const long long q = own.pos[static_cast<std::size_t>(c)];
       if (ti_) {
@@ -758,7 +790,7 @@ StructuralProof PartialCyclesSchedule::prove() const {
           sent[static_cast<std::size_t>(r)] += count(c, q - cycle_rounds_ + 1, cycle_rounds_) + count(c, q, cycle_rounds_);
           continue;
         }
-        const auto f = feeders(r, c, own);
+        const auto f = feeders(own, c);
         for (int w = 0; w < 2; ++w) {
           const Rank feeder = torus().neighbor(r, own.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)]);
           sent[static_cast<std::size_t>(feeder)] += w == f.a_which ? count(c, f.a, feed_rounds_)
@@ -773,7 +805,7 @@ StructuralProof PartialCyclesSchedule::prove() const {
         sent[static_cast<std::size_t>(r)] += v;
         continue;
       }
-      const auto f = feeders(r, c, own);
+      const auto f = feeders(own, c);
       for (int w = 0; w < 2; ++w) {
         const Rank feeder = torus().neighbor(r, own.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)]);
         sent[static_cast<std::size_t>(feeder)] +=

@@ -80,10 +80,17 @@ class PartialCyclesSchedule final : public Schedule {
     std::array<long long, kMaxCycles> pos{};
     std::array<std::array<Port, 2>, kMaxCycles> port{};  ///< [c][0]: towards +1, [1]: towards -1
     std::array<std::array<Port, 2>, kMaxCycles> feed{};  ///< -1 if r is on c
+    std::array<std::array<long long, 2>, kMaxCycles> feed_pos{};  ///< those feeders' positions on c
     int inject = -1;
     bool fed = false;  ///< false if no two feeders were found on some cycle r is off
   };
   Local local(Rank r) const;
+  /// Every rank's position on every cycle, [r * d + c] (-1: off it), made
+  /// by walking the cycles: O(P d) memory, for the profile, which looks at
+  /// every rank anyway.
+  std::vector<long long> positions_table() const;
+  /// local(r), reading positions from that table.
+  Local local(Rank r, const std::vector<long long>& table) const;
   /// Position of r on cycle c, or -1 (closed form, O(d^2)).
   long long position(Rank r, int c) const;
   /// The rank at position p (mod m) of cycle c (closed form, O(d)).
@@ -109,9 +116,9 @@ class PartialCyclesSchedule final : public Schedule {
     int a_which;
     long long a, l;
   };
-  Feeders feeders(Rank r, int c) const { return feeders(r, c, local(r)); }
-  /// As above, with r's Local already at hand.
-  Feeders feeders(Rank r, int c, const Local& own) const;
+  Feeders feeders(Rank r, int c) const { return feeders(local(r), c); }
+  /// As above, from r's Local (its feeders' positions).
+  Feeders feeders(const Local& own, int c) const;
   /// False if off-cycle rank r's feeder `which` sends nothing for cycle c in
   /// this round; else the position it sends, and whether r already holds it
   /// (a relay: time-independent only).
@@ -158,6 +165,10 @@ class PartialCyclesSchedule final : public Schedule {
   void positions_at(const long long* y, long long* pos) const;
   /// The cycle the rank at paper coordinates y injects on, or -1.
   int inject_at(const long long* y) const;
+  /// As above, with its positions on every cycle at hand.
+  int inject_of(const long long* y, const long long* pos) const;
+  /// local(r), with positions from `table` (nullptr: from coordinates).
+  Local local(Rank r, const long long* table) const;
   /// Paper axis of the move from position p of cycle c to p + 1.
   int move_axis(int c, long long p) const;
 

@@ -99,13 +99,14 @@ CostProfile partial_cycles(const PartialCyclesSchedule& s, int node_ranks) {
   };
   std::vector<Feed> feeds;
   std::vector<Send> feed_sends;
+  const std::vector<long long> positions = s.positions_table();
   for (Rank r = 0; r < P; ++r) {
-    const PartialCyclesSchedule::Local own = s.local(r);
+    const PartialCyclesSchedule::Local own = s.local(r, positions);
     for (int c = 0; c < d; ++c)
       if (own.pos[static_cast<std::size_t>(c)] < 0)
         for (int w = 0; w < 2; ++w) {
           const Port in = own.feed[static_cast<std::size_t>(c)][static_cast<std::size_t>(w)];
-          feeds.push_back({c, w, s.feeders(r, c, own)});
+          feeds.push_back({c, w, s.feeders(own, c)});
           Send x{t.neighbor(r, in), r, 0, false};
           x.link = link_of(x.from, opposite(in), &x.on_node);
           feed_sends.push_back(x);
