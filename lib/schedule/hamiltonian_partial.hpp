@@ -125,7 +125,14 @@ class HamiltonianPartialSchedule final : public Schedule {
     Rank anchor = -1;
     long long last = -1, k = 0, n = 0;
     int delay = 0;
+    /// Its u-th message's distance from the anchor's last position.
+    long long offset(long long u) const { return u <= k ? -(u - 1) : u - k; }
+    /// The first position of the arc it covers, [low, low + n) (needs `last`).
+    long long low() const { return last - std::min(k, n) + 1; }
   };
+  /// Whether relayed stream s's u-th position is one the fed rank's own
+  /// stream brings too (then it is not passed on); M: the cycle's positions.
+  static bool brought_anyway(const Stream& s, const Stream& own, long long u, long long M);
   /// The place one step through port p.
   Place moved(Place x, Port p) const;
   /// Steps x one virtual position forward (dir > 0) or back along cycle c;
