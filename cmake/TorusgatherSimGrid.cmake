@@ -43,7 +43,8 @@ endfunction()
 # torusgather_add_smpi_executable(NAME source... [NOLIB] [LIBS -lfoo...]);
 # NOLIB: without the library. SMPI copies the whole executable per rank, so
 # it is linked stripped (-s): a sixth smaller, and faster to copy and load.
-# The shared core is found by its absolute path (the copies live elsewhere).
+# The shared core is found by an absolute run path: SMPI loads the copies
+# from elsewhere, where $ORIGIN would not lead to it.
 function(torusgather_add_smpi_executable name)
   cmake_parse_arguments(ARG "NOLIB" "" "LIBS" ${ARGN})
   set(objects ${TORUSGATHER_SMPI_LIBRARY_OBJECTS} ${TORUSGATHER_SMPI_CORE} -Wl,-rpath,${TORUSGATHER_SMPI_CORE_DIR})
@@ -86,7 +87,7 @@ if(TORUSGATHER_SIMGRID_AVAILABLE AND (TORUSGATHER_BUILD_BENCH OR TORUSGATHER_BUI
   add_custom_command(
     OUTPUT ${TORUSGATHER_SMPI_CORE}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${TORUSGATHER_SMPI_CORE_DIR}
-    COMMAND ${TORUSGATHER_SMPICXX} -shared ${core_objects} -s -o ${TORUSGATHER_SMPI_CORE}
+    COMMAND ${TORUSGATHER_SMPICXX} -shared -Wl,-soname,libtorusgather-smpi-core.so ${core_objects} -s -o ${TORUSGATHER_SMPI_CORE}
     DEPENDS ${core_objects}
     COMMENT "Linking libtorusgather-smpi-core.so with smpicxx (SimGrid SMPI)"
     VERBATIM)
