@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -18,15 +17,12 @@
 
 #include "model/predictions.hpp"
 #include "model/tune.hpp"
-#include "model/closed_form.hpp"
-#include "schedule/cycles.hpp"
-#include "schedule/hamiltonian_partial.hpp"
-#include "schedule/lee_code.hpp"
-#include "schedule/partial_cycles.hpp"
 #include "schedule/registry.hpp"
 #include "simulate/simulate.hpp"
+#include "tg_plan.hpp"
 
 using namespace torusgather;
+using namespace torusgather::tg_plan;
 
 namespace {
 
@@ -63,6 +59,11 @@ void usage(FILE* out) {
                kBridgeheadDefaultR, kStepThroughLimit, algorithm_names().c_str());
 }
 
+}  // namespace
+
+namespace torusgather {
+namespace tg_plan {
+
 std::string json_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
@@ -73,212 +74,10 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-/// Meyer & Sibeyn (Meyer & Sibeyn 1998), Table 2: time units on an n^d torus,
-/// rows Šoch-Tvrdík / §3 / §4, cells d = 2 and d = 3, columns r.
-struct Table2Row {
-  int n;
-  const char* algorithm;
-  double paper[3][2];  // [r index][d - 2]
-};
-constexpr double kTable2R[3] = {0.01, 0.1, 1};
-constexpr Table2Row kTable2[] = {
-    {4, "stv", {{4, 11}, {4, 12}, {8, 21}}},
-    {4, "opt", {{4, 11}, {5, 14}, {12, 43}}},
-    {4, "one", {{6, 19}, {7, 21}, {12, 37}}},
-    {16, "stv", {{65, 689}, {70, 751}, {128, 1365}}},
-    {16, "opt", {{65, 702}, {77, 887}, {192, 2730}}},
-    {16, "one", {{73, 818}, {79, 891}, {144, 1620}}},
-    {64, "stv", {{1034, 44110}, {1126, 48041}, {2048, 87346}}},
-    {64, "opt", {{1044, 44958}, {1229, 56754}, {3072, 174719}}},
-    {64, "one", {{1067, 46152}, {1162, 50264}, {2112, 91390}}},
-};
+}  // namespace tg_plan
+}  // namespace torusgather
 
-/// Reproduces Table 2. T_opt = steps * (s'/s + r) of the hamiltonian schedule
-/// actually built for each torus (its rounds and packet size 1/colours);
-/// T_one the same for the partial-cycles schedule where it can be built
-/// (d = 2; for d = 3 no n in {4, 16, 64} is a multiple of 3, so, as in the
-/// paper, its formula n^(d-1)/2*(n/d+1)*(1+r)); T_stv is the cited
-/// time-dependent algorithm, only known by its formula n^d/(2d)*(1+r).
-/// Exit status 0 if every value computed here is within 2% of the paper's.
-int table2(bool json) {
-  struct Built {
-    long long rounds;
-    int colours;
-  };
-  Built built[3][2];
-  long long one_rounds[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};  // -1: partial cycles not constructible
-  const int ns[3] = {4, 16, 64};
-  for (int i = 0; i < 3; ++i)
-    for (int d = 2; d <= 3; ++d) {
-      const Torus t(std::vector<int>(d, ns[i]));
-      std::string why;
-      const auto s = try_build(algorithm(AlgorithmId::hamiltonian), t, &why);
-      if (!s || !prove_structure(*s).complete) {
-        std::fprintf(stderr, "tg-plan: hamiltonian on %s: %s\n", t.to_string().c_str(), s ? "not verified" : why.c_str());
-        return 1;
-      }
-      built[i][d - 2] = {s->rounds(), s->colours()};
-      if (auto one = try_build(algorithm(AlgorithmId::partial_cycles), t, &why); one && prove_structure(*one).complete)
-        one_rounds[i][d - 2] = one->rounds();
-    }
-  bool ok = true;
-  if (!json) {
-    std::printf("Meyer & Sibeyn, Table 2: time units (steps x (s'/s + r)) on an n x ... x n torus, d = 2 | d = 3\n");
-    std::printf("ours = computed here, paper = Table 2; constructed = from the schedules built and proven here\n");
-    std::printf("%-3s %-4s %-24s %-24s %-24s\n", "n", "alg", "r = 0.01", "r = 0.1", "r = 1");
-  } else {
-    std::printf("[");
-  }
-  bool first = true;
-  for (const auto& row : kTable2) {
-    const int i = row.n == 4 ? 0 : row.n == 16 ? 1 : 2;
-    const std::string alg = row.algorithm;
-    if (!json) std::printf("%-3d %-4s", row.n, row.algorithm);
-    for (int ri = 0; ri < 3; ++ri) {
-      const double r = kTable2R[ri];
-      double ours[2];
-      for (int d = 2; d <= 3; ++d) {
-        const double nd = std::pow(row.n, d);
-        if (alg == "opt") ours[d - 2] = built[i][d - 2].rounds * (1.0 / built[i][d - 2].colours + r);
-        else if (alg == "stv") ours[d - 2] = nd / (2 * d) * (1 + r);
-        else if (one_rounds[i][d - 2] >= 0) ours[d - 2] = one_rounds[i][d - 2] * (1 + r);
-        else ours[d - 2] = std::pow(row.n, d - 1) / 2 * (static_cast<double>(row.n) / d + 1) * (1 + r);
-        const bool formula = alg == "stv" || (alg == "one" && one_rounds[i][d - 2] < 0);
-        // The paper prints whole time units: compare ours rounded the same way.
-        const double rel = std::fabs(std::round(ours[d - 2]) - row.paper[ri][d - 2]) / row.paper[ri][d - 2];
-        if (rel > 0.02) ok = false;
-        if (json) {
-          std::printf("%s{\"n\": %d, \"d\": %d, \"r\": %g, \"algorithm\": \"%s\", \"ours\": %.1f, \"paper\": %g, "
-                      "\"source\": \"%s\", \"within_2_percent\": %s}",
-                      first ? "" : ",\n ", row.n, d, r, row.algorithm, ours[d - 2], row.paper[ri][d - 2],
-                      formula ? "formula" : "constructed", rel <= 0.02 ? "true" : "false");
-          first = false;
-        }
-      }
-      if (!json) {
-        char cell[64];
-        std::snprintf(cell, sizeof cell, "%.0f|%.0f (%g|%g)", ours[0], ours[1], row.paper[ri][0], row.paper[ri][1]);
-        std::printf(" %-24s", cell);
-      }
-    }
-    if (!json)
-      std::printf("%s\n", alg == "stv"   ? "  [formula: the cited time-dependent algorithm]"
-                          : alg == "one" ? "  [d=2 constructed; d=3 formula: no n here is a multiple of 3, §4.2 (2)]"
-                                         : "  [constructed]");
-  }
-  if (json) std::printf("]\n");
-  else std::printf("%s\n", ok ? "all values computed from constructions or formulas are within 2% of the paper" : "MISMATCH beyond 2%");
-  return ok ? 0 : 1;
-}
-
-/// Draws a 2D torus and the cycles of a cycle schedule, one colour per cycle
-/// (as Figure 1 of Meyer & Sibeyn 1998): row i downwards, column j to the
-/// right, (0,0) upper left; wrap-around links as stubs leaving the grid.
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '&') o += "&amp;";
-    else if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else o += c;
-  }
-  return o;
-}
-
-bool write_svg(const Schedule& schedule, const std::string& path, std::string* why) {
-  const auto* cycles = dynamic_cast<const CycleSchedule*>(&schedule);
-  const auto* partial = dynamic_cast<const PartialCyclesSchedule*>(&schedule);
-  const auto* partial_h = dynamic_cast<const HamiltonianPartialSchedule*>(&schedule);
-  const Torus& t = schedule.torus();
-  if ((!cycles && !partial && !partial_h) || t.ndims() != 2) {
-    *why = "--svg draws the cycles of hamiltonian, hamiltonian-partial or partial-cycles on a 2D torus";
-    return false;
-  }
-  // Colour of the link leaving r on port p (plus ports only), -1 if no cycle
-  // uses it (partial cycles: those links feed the off-cycle ranks).
-  auto link_colour = [&](Rank r, Port p) {
-    if (cycles) return cycles->colour(r, p);
-    if (partial_h) {
-      for (int c = 0; c < 2; ++c)
-        if (partial_h->positions(r, c) > 0 &&
-            (partial_h->cycle_port(r, c, +1) == p || partial_h->cycle_port(r, c, -1) == p))
-          return c;
-      return -1;
-    }
-    for (int c = 0; c < 2; ++c)
-      if (partial->position(r, c) >= 0 && partial->position(t.neighbor(r, p), c) >= 0 &&
-          (partial->cycle_port(r, c, +1) == p || partial->cycle_port(t.neighbor(r, p), c, -1) == opposite(p)))
-        return c;
-    return -1;
-  };
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) {
-    *why = "cannot write " + path;
-    return false;
-  }
-  const int n1 = t.dim(0), n2 = t.dim(1), cell = 40, margin = 30;
-  const int width = std::max(2 * margin + (n2 - 1) * cell, 330);
-  // The caption in 9 px type, about 5 px a character, wrapped at spaces to
-  // the picture's width.
-  std::vector<std::string> caption(1);
-  {
-    const std::size_t per_line = static_cast<std::size_t>((width - margin) / 5);
-    std::string word;
-    std::istringstream words(schedule.construction());
-    while (words >> word) {
-      std::string& line = caption.back();
-      if (!line.empty() && line.size() + 1 + word.size() > per_line) caption.emplace_back();
-      caption.back() += (caption.back().empty() ? "" : " ") + word;
-    }
-  }
-  const char* palette[] = {"#1f5fbf", "#d62728", "#2ca02c", "#ff7f0e"};
-  std::fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n",
-               width, 2 * margin + (n1 - 1) * cell + 11 + 11 * static_cast<int>(caption.size()));
-  std::fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-  auto xy = [&](Rank r, int* x, int* y) {
-    *x = margin + t.coord(r, 1) * cell;
-    *y = margin + t.coord(r, 0) * cell;
-  };
-  for (Rank r = 0; r < t.size(); ++r) {
-    for (int axis = 0; axis < 2; ++axis) {
-      if (t.dim(axis) < 2) continue;
-      const Port p = make_port(axis, true);
-      const Rank q = t.neighbor(r, p);
-      const int lc = link_colour(r, p);
-      const char* colour = lc < 0 ? "#bbbbbb" : palette[lc % 4];
-      int x1, y1, x2, y2;
-      xy(r, &x1, &y1);
-      xy(q, &x2, &y2);
-      if (t.coord(q, axis) == 0) {  // wrap-around: a stub out of each side
-        const int dx = axis == 1 ? cell / 2 : 0, dy = axis == 0 ? cell / 2 : 0;
-        std::fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\" stroke-dasharray=\"4 3\"/>\n",
-                     x1, y1, x1 + dx, y1 + dy, colour);
-        std::fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\" stroke-dasharray=\"4 3\"/>\n",
-                     x2 - dx, y2 - dy, x2, y2, colour);
-      } else {
-        std::fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>\n", x1, y1,
-                     x2, y2, colour);
-      }
-    }
-  }
-  for (Rank r = 0; r < t.size(); ++r) {
-    int x, y;
-    xy(r, &x, &y);
-    // Partial cycles: grey for a rank on one cycle only (fed the other's blocks).
-    const bool fed = (partial && (partial->position(r, 0) < 0 || partial->position(r, 1) < 0)) ||
-                     (partial_h && partial_h->off_cycle(r) >= 0);
-    std::fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"6\" fill=\"%s\" stroke=\"black\"/>\n", x, y,
-                 fed ? "#999999" : "white");
-  }
-  std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s on %s</text>\n", margin / 2,
-               2 * margin + (n1 - 1) * cell, schedule.name(), t.to_string().c_str());
-  for (std::size_t k = 0; k < caption.size(); ++k)
-    std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"9\">%s</text>\n", margin / 2,
-                 2 * margin + (n1 - 1) * cell + 14 + 11 * static_cast<int>(k), xml_escape(caption[k]).c_str());
-  std::fprintf(f, "</svg>\n");
-  std::fclose(f);
-  return true;
-}
+namespace {
 
 void print_declined(bool json, const char* name, const Torus& torus, const std::string& why) {
   if (json)
@@ -345,89 +144,6 @@ void print_report(bool json, const char* name, const Torus& torus, const std::st
 }
 
 }  // namespace
-
-/// tg-plan --select: the decision `auto` takes on rank 0 for each size
-/// (every profile computed here, as rank 0 does before broadcasting).
-int select_report(const Torus& torus, const std::vector<long long>& sizes, const Machine& machine,
-                  const std::string& vendor, bool json, int node_ranks) {
-  std::map<ProfileKey, CostProfile> profiles;
-  std::map<ProfileKey, std::string> no_profile;
-  std::unique_ptr<Schedule> scratch;
-  std::map<AlgorithmId, std::map<long, std::string>> params_cache;
-  ModelContext ctx;
-  ctx.torus = &torus;
-  ctx.machine = machine;
-  ctx.vendor_model = vendor;
-  ctx.machine.node_ranks = node_ranks;
-  ctx.params_cache = &params_cache;
-  // Variables that fix an algorithm's parameters, as the library reads them.
-  for (const AlgorithmInfo& info : algorithms())
-    if (info.tuned)
-      if (const char* v = std::getenv(info.tuned->env); v && *v) ctx.fixed_params[info.id] = v;
-  ctx.profile_of = [&](const ProfileKey& key, const ProfileCompute& compute, const CostProfile** out,
-                       std::string* why) {
-    if (auto it = profiles.find(key); it != profiles.end()) {
-      *out = &it->second;
-      return 0;
-    }
-    if (auto it = no_profile.find(key); it != no_profile.end()) {
-      *why = it->second;
-      return 0;
-    }
-    CostProfile p;
-    std::string reason;
-    if (const int err = compute(&p, &reason)) return err;
-    if (!reason.empty() || p.runs.empty()) {
-      *why = no_profile[key] = reason.empty() ? "no profile" : reason;
-      *out = nullptr;
-      return 0;
-    }
-    *out = &(profiles[key] = std::move(p));
-    return 0;
-  };
-  ctx.schedule_of = [&](const AlgorithmInfo& info, long long block_bytes, const Schedule** out, std::string* why) {
-    BuildContext build;
-    build.node_ranks = node_ranks;
-    if (info.tuned && !params_for(ctx, info, block_bytes, &build.params, why)) return 0;
-    // As rank 0 does: one schedule at a time, built to be profiled and dropped.
-    scratch = try_build(info, torus, why, build);
-    *out = scratch.get();
-    return 0;
-  };
-  std::vector<std::pair<long long, Candidate>> chosen;
-  std::vector<double> seconds;
-  double total = 0;
-  for (long long size : sizes) {
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<Candidate> candidates;
-    int best = -1;
-    predict_all(ctx, size, nullptr, &candidates, &best);
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    total += seconds.back();
-    Candidate c;
-    c.pick = Pick::of(kUniversal);  // what auto runs when nothing applies
-    if (best >= 0) c = candidates[static_cast<std::size_t>(best)];
-    chosen.emplace_back(size, c);
-    if (!json) std::printf("blocks of %lld B:\n%s", size, format_table(candidates, best).c_str());
-  }
-  if (json) {
-    std::printf("{\"dims\": \"%s\", \"ranks\": %lld, \"vendor\": \"%s\", \"alpha\": %g, \"beta\": %g, "
-                "\"delta\": %g, \"overhead\": %g, \"choices\": {",
-                torus.to_string().c_str(), static_cast<long long>(torus.size()), json_escape(vendor).c_str(),
-                machine.alpha, machine.beta, machine.delta, machine.overhead);
-    for (std::size_t i = 0; i < chosen.size(); ++i)
-      std::printf("%s\"%lld\": \"%s\"", i ? ", " : "", chosen[i].first, chosen[i].second.pick.name().c_str());
-    std::printf("}, \"predicted_seconds\": {");
-    for (std::size_t i = 0; i < chosen.size(); ++i)
-      std::printf("%s\"%lld\": %.6g", i ? ", " : "", chosen[i].first, chosen[i].second.predicted);
-    std::printf("}, \"decide_seconds\": %.6f, \"decide_seconds_per_size\": [", total);
-    for (std::size_t i = 0; i < seconds.size(); ++i) std::printf("%s%.6f", i ? ", " : "", seconds[i]);
-    std::printf("]}\n");
-  } else {
-    std::printf("decided in %.6f s (rank 0's profiles and predictions for %zu sizes)\n", total, sizes.size());
-  }
-  return 0;
-}
 
 int main(int argc, char** argv) {
   std::string dims_text, algorithm, method = "auto", svg;
@@ -654,3 +370,4 @@ int main(int argc, char** argv) {
     return 2;
   }
 }
+
