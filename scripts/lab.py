@@ -196,6 +196,8 @@ def run_job(job, args, out):
         # with synchronous sends the sender pays both).
         cmd += ["--overhead", args.overhead]
     cmd += ["--sends", args.sends]
+    for kv in args.cfg:
+        cmd += ["--cfg", kv]
     if job["kind"] == "torusgather":
         # SMPI's allgather here is the vendor's that auto may delegate to.
         cmd += ["--allgather", args.vendor]
@@ -374,6 +376,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per simulation")
     ap.add_argument("--sends", default="auto", choices=["auto", "eager", "synchronous"],
                     help="SMPI's send protocol (scripts/smpi-torus.sh --sends; auto: synchronous above 1024 ranks)")
+    ap.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",
+                    help="a SimGrid option for every simulation (smpi-torus.sh --cfg; repeatable), e.g. "
+                         "maxmin/precision:1e-3 where SimGrid 3.32's max-min solver fails on rounding")
     ap.add_argument("--real-np", default="4", help="rank counts for the real-MPI table ('' for none)")
     ap.add_argument("--real-iters", type=int, default=200,
                     help="timed calls per repetition in the real-MPI table (a fifth above 64 KiB; default 200)")
