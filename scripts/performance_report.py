@@ -202,15 +202,24 @@ def plot(presets, path):
     except ImportError:
         return False
     fig, ax = plt.subplots(figsize=(9.5, 4.2))
-    # One colour per preset; dashed with many ranks per node, squares above
-    # SYNC_ABOVE ranks.
+    # One colour per preset; dashed with many ranks per node; circles up to
+    # SYNC_ABOVE ranks, then squares, triangles, ... by rank count.
     bases = list(dict.fromkeys(preset_base(s.platform) for s in presets))
+    large = sorted({(preset_base(s.platform), s.ranks) for s in presets if s.ranks > SYNC_ABOVE})
+    shapes = "s^Dv"
+
+    def marker(s):
+        if s.ranks <= SYNC_ABOVE:
+            return "o"
+        same = [r for b, r in large if b == preset_base(s.platform)]
+        return shapes[same.index(s.ranks) % len(shapes)]
+
     for s in presets:
         sizes = [b for b in s.sizes if s.times.get(("auto", b))]
         ax.plot(sizes, [100 * s.bound[b] / s.times[("auto", b)] for b in sizes],
                 color=plt.cm.tab10(bases.index(preset_base(s.platform)) % 10),
                 linestyle="--" if ranks_per_node(s.platform) > 1 else "-",
-                marker="s" if s.ranks > SYNC_ABOVE else "o", label=f"{preset_of(s.platform)} ({s.ranks} ranks)")
+                marker=marker(s), label=f"{preset_of(s.platform)} ({s.ranks} ranks)")
     size_axis(ax)
     ax.set_ylabel("auto, % of the machine's bound")
     ax.set_ylim(0, 105)
