@@ -23,13 +23,13 @@ constexpr const char* kNoClosedForm =
 /// Why `auto` leaves `hamiltonian` out above that limit and in 5D-6D
 /// where no rule without a table gives its cycles.
 constexpr const char* kNoRule =
-    "no rule without a table gives this shape's cycles; auto tries the layered lift and doubling only up to 1024 "
-    "ranks in 2D-4D (4.5-46 ms on 5D and 6D shapes of 192-768 ranks) and never the switch search: name it";
+    "no rule without a table gives this shape's cycles; auto tries the layered lift and doubling (a table built "
+    "by every rank) only up to 1024 ranks in 2D-4D, and never the switch search: name it";
 
 /// Why `auto` leaves `hamiltonian` out where only the search gives its cycles.
 constexpr const char* kNeedsSearch =
     "no construction gives this shape's cycles, only the switch search, which every rank would run (0.8 s to fail "
-    "on 2x2x256): name it";
+    "on 2x2x255): name it";
 
 /// Whether the profile of `info` on `torus` comes from its built schedule's
 /// construction (its sides within the limit of its ProfileTraits).

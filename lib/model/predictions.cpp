@@ -189,9 +189,9 @@ int predict_all(const ModelContext& ctx, long long block_bytes, const Pick* name
     if (c.why_not.empty() && info.node_aware && ctx.machine.node_ranks < 2)
       c.why_not = "no node axis: one rank per node (TORUSGATHER_NODE_SIZE, a topology file or MPI_COMM_TYPE_SHARED)";
     // Every rank builds what runs: `auto` takes the cycles only from a
-    // construction, never the switch search (0.8 s to fail on 2x2x256);
+    // construction, never the switch search (seconds where it fails);
     // above the limit and in 5D-6D only from a rule without a table (the
-    // layered lift takes 4.5-46 ms there on 192-768 ranks).
+    // layered lift's table is O(P · d) per rank; docs/design.md, "Scale").
     if (const auto cycles = cycles_for_auto(info, c); c.why_not.empty() && cycles && !decomposes_by_rule(*cycles) &&
                                                       (cycles->size() > kSteppedProfileLimit ||
                                                        cycles->active_axes().size() > 4))

@@ -82,6 +82,79 @@ std::shared_ptr<const Base> base_of(std::vector<int> dims, Bases& bases) {
   return base;
 }
 
+/// A switch on a cycle K of length L: it removes K's links low -> low + 1
+/// and high -> high + 1 (positions round K) and joins low to high and
+/// low + 1 to high + 1, or, `crossed`, low to high + 1 and low + 1 to high.
+struct Switch {
+  Rank low, high;
+  bool crossed;
+};
+
+/// The switches made on one cycle K, with its removed links kept in order
+/// round K, so that the cycles K falls into are counted in O(m) for m
+/// switches, with one more or without.
+class SwitchedCycle {
+ public:
+  const std::vector<Switch>& switches() const { return switches_; }
+  void add(const Switch& s) {
+    merged(&s, &removed_);
+    switches_.push_back(s);
+  }
+  /// K falls into 2m paths between its removed links, and the new links
+  /// join their ends: walk them.
+  int cycles_with(const Switch* extra) const {
+    merged(extra, &order_);
+    const auto& removed = order_;
+    const int m2 = static_cast<int>(removed.size());
+    index_of_.assign(static_cast<std::size_t>(m2), 0);  // end id / 2 -> index in `removed`
+    for (int k = 0; k < m2; ++k) index_of_[static_cast<std::size_t>(removed[static_cast<std::size_t>(k)].second / 2)] = k;
+    const std::size_t n = switches_.size();
+    const auto partner = [&](int e) {
+      const int base = e - e % 4, end = e % 4;
+      const Switch& sw = static_cast<std::size_t>(e / 4) < n ? switches_[static_cast<std::size_t>(e / 4)] : *extra;
+      return sw.crossed ? base + 3 - end : base + (end ^ 2);
+    };
+    seen_.assign(static_cast<std::size_t>(m2), 0);
+    int cycles = 0;
+    for (int first = 0; first < m2; ++first) {
+      if (seen_[static_cast<std::size_t>(first)]) continue;
+      ++cycles;
+      // Enter path `first` at its start; leave by its other end, cross the new link.
+      int path = first;
+      bool forward = true;
+      while (!seen_[static_cast<std::size_t>(path)]) {
+        seen_[static_cast<std::size_t>(path)] = 1;
+        const int leave = forward ? removed[static_cast<std::size_t>(path)].second
+                                  : removed[static_cast<std::size_t>((path + m2 - 1) % m2)].second + 1;
+        const int e = partner(leave);
+        const int idx = index_of_[static_cast<std::size_t>(e / 2)];
+        forward = e % 2 == 1;  // an upper end starts path idx + 1; a lower end ends path idx
+        path = forward ? (idx + 1) % m2 : idx;
+      }
+    }
+    return cycles;
+  }
+
+ private:
+  /// removed_ with `extra`'s two links put in order (or as it is) into *out.
+  /// Path k runs from the upper end of removed link k - 1 to the lower end
+  /// of removed link k. End ids: 4s (switch s's low), 4s + 1 (low + 1),
+  /// 4s + 2 (high), 4s + 3 (high + 1); a link is kept with its lower end's.
+  void merged(const Switch* extra, std::vector<std::pair<Rank, int>>* out) const {
+    if (out != &removed_) *out = removed_;
+    if (!extra) return;
+    const int s = static_cast<int>(switches_.size());
+    for (const auto& link : {std::make_pair(extra->low, 4 * s), std::make_pair(extra->high, 4 * s + 2)})
+      out->insert(std::upper_bound(out->begin(), out->end(), link), link);
+  }
+
+  std::vector<Switch> switches_;
+  std::vector<std::pair<Rank, int>> removed_;  ///< (position round K, end id of its lower end), in order
+  mutable std::vector<std::pair<Rank, int>> order_;
+  mutable std::vector<int> index_of_;
+  mutable std::vector<char> seen_;
+};
+
 class LayeredColouring final : public LinkColouring {
  public:
   /// Tries each axis as the layer axis, the last first.
@@ -92,7 +165,12 @@ class LayeredColouring final : public LinkColouring {
     // first kRules 2D rules that give H_0 x C_c (each try costs O(P)).
     constexpr int kRules = 3;
     const int d = static_cast<int>(axes.size());
-    for (int layer = d - 1; layer >= 0; --layer) {
+    // Nested switches first; where none fits, any that leaves K_i one cycle
+    // in the end. The exact fit counts K_i's cycles for every candidate,
+    // O(c^2) for one H_j on a layer axis of c: up to 4096 ranks only.
+    constexpr Rank kExactFitLimit = 4096;
+    for (const Fit fit : {Fit::nested, Fit::exact})
+    for (int layer = d - 1; layer >= 0 && (fit == Fit::nested || t.size() <= kExactFitLimit); --layer) {
       std::vector<int> dims;
       for (int k = 0; k < d; ++k)
         if (k != layer) dims.push_back(t.dim(axes[static_cast<std::size_t>(k)]));
@@ -105,7 +183,7 @@ class LayeredColouring final : public LinkColouring {
         for (int h0 = 0; h0 < d - 1; ++h0)
           for (int rule = 0, tried = 0; tried < kRules; ++tried) {
             auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0, base, g));
-            const Outcome made = c->build(&rule, products);
+            const Outcome made = c->build(&rule, products, fit);
             if (made == Outcome::made) {
               auto table = tabulate(*c);
               if (is_hamiltonian_decomposition(*table)) return table;
@@ -140,6 +218,12 @@ class LayeredColouring final : public LinkColouring {
 
  private:
   enum class Outcome { made, no_switches, no_product };
+  /// Which switches on K_i are taken: `nested`, two layer links K_i runs the
+  /// same way, whose pair does not interleave the pairs taken before (K_i
+  /// stays one cycle by construction); `exact`, any, K_i's cycles counted
+  /// after each (SwitchedCycle): it may stay split in two while switches are
+  /// left to join it, the split fewest first.
+  enum class Fit { nested, exact };
 
   LayeredColouring(const Torus& t, int layer_k, int h0, std::shared_ptr<const Base> base, const LinkColouring* g)
       : LinkColouring(t), layer_k_(layer_k), layer_axis_(axes()[static_cast<std::size_t>(layer_k)]),
@@ -168,26 +252,27 @@ class LayeredColouring final : public LinkColouring {
   /// Takes H_0 x C_c's decomposition by the rule *rule or the next that
   /// applies (Product, made once per layer in `products`), moves *rule past
   /// it, then joins each H_j's layer copies.
-  Outcome build(int* rule, Products& products) {
+  Outcome build(int* rule, Products& products, Fit fit) {
     pos_ = cycle_positions(*base_, h0_);
     auto& product = products[*rule];
     if (!product) product = std::make_shared<const Product>(n_, c_, *rule);
     product_ = product;
     *rule = product_->next_rule;
     if (!product_->cycles) return Outcome::no_product;
-    const Torus& prod_torus = *product_->torus;
     const LinkColouring& prod = *product_->cycles;
-    const Rank L = prod_torus.size();
-    const std::vector<Rank>(&kpos)[2] = product_->positions;
-    // The switches' pairs of layer links round K_i, as intervals of positions.
-    std::vector<std::pair<Rank, Rank>> chords[2];
+    const Rank L = product_->torus->size();
+    // The switches' pairs of layer links round K_i, by position.
+    SwitchedCycle chords[2];
     std::vector<char> used(static_cast<std::size_t>(L), 0);  // a layer link (p, z) -> (p, z + 1) switched
     struct Candidate {
       Rank length, low, high;
+      bool crossed;
       Rank v;
       int kb, i;
     };
     std::vector<Candidate> candidates;
+    int split[2] = {0, 0};  // K_i's cycles beyond one (Fit::exact)
+    int switches_left = (base_->count() - 1) * (c_ - 1);
     for (int j = 0; j < base_->count(); ++j) {
       if (j == h0_) continue;
       long long previous = -1;  // the link of H_j the last switch took out of layer z
@@ -201,29 +286,35 @@ class LayeredColouring final : public LinkColouring {
             const int i = prod.colour(x[0], 1);
             if (prod.colour(x[1], 1) != i || used[static_cast<std::size_t>(x[0])] || used[static_cast<std::size_t>(x[1])])
               continue;
-            // Each layer link's place round K_i, and which way K_i runs it.
-            Rank at[2];
-            bool up[2];
-            for (int e = 0; e < 2; ++e) {
-              const Rank from = kpos[i][static_cast<std::size_t>(x[e])];
-              const Rank to = kpos[i][static_cast<std::size_t>(prod_torus.shift(x[e], 1, 1))];
-              up[e] = to == (from + 1) % L;
-              at[e] = up[e] ? from : to;
-            }
-            if (up[0] != up[1]) continue;
-            const Rank low = std::min(at[0], at[1]), high = std::max(at[0], at[1]);
-            candidates.push_back({high - low, low, high, v, kb, i});
+            const Switch sw = on_k(i, x[0], x[1]);
+            if (sw.crossed && fit == Fit::nested) continue;
+            candidates.push_back({sw.high - sw.low, sw.low, sw.high, sw.crossed, v, kb, i});
           }
         std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
           return a.length != b.length ? a.length < b.length : a.low < b.low;
         });
-        const auto fits = [&](const Candidate& c) {
-          for (const auto& [low, high] : chords[c.i])
-            if (!(high < c.low || c.high < low || (low < c.low && c.high < high) || (c.low < low && high < c.high)))
+        const auto nests = [&](const Candidate& c) {
+          for (const Switch& o : chords[c.i].switches())
+            if (!(o.high < c.low || c.high < o.low || (o.low < c.low && c.high < o.high) ||
+                  (c.low < o.low && o.high < c.high)))
               return false;
           return true;
         };
-        const auto chosen = std::find_if(candidates.begin(), candidates.end(), fits);
+        // Exact: the candidate that leaves K_0 and K_1 in the fewest cycles,
+        // where K_i may stay split in two while switches remain to join it.
+        const auto split_after = [&](const Candidate& c) {
+          const Switch sw{c.low, c.high, c.crossed};
+          const int own = chords[c.i].cycles_with(&sw) - 1;
+          return own > 1 ? switches_left + 1 : own + split[1 - c.i];
+        };
+        auto chosen = candidates.end();
+        if (fit == Fit::nested) {
+          chosen = std::find_if(candidates.begin(), candidates.end(), nests);
+        } else {
+          int best = switches_left;  // at most switches_left - 1 extra cycles, for the switches after it
+          for (auto it = candidates.begin(); it != candidates.end() && best > 0; ++it)
+            if (const int extra = split_after(*it); extra < best) chosen = it, best = extra;
+        }
         if (chosen == candidates.end()) return Outcome::no_switches;
         // The square (v, z), (w, z), (w, z + 1), (v, z + 1): its layer links
         // join H_j, its two links of H_j join K_i.
@@ -234,7 +325,9 @@ class LayeredColouring final : public LinkColouring {
         switched_.emplace_back(full_rank(w, z) * count() + layer_k_, joined);
         switched_.emplace_back(full_rank(chosen->v, z) * count() + k, chosen->i);
         switched_.emplace_back(full_rank(chosen->v, z + 1) * count() + k, chosen->i);
-        chords[chosen->i].emplace_back(chosen->low, chosen->high);
+        chords[chosen->i].add({chosen->low, chosen->high, chosen->crossed});
+        split[chosen->i] = chords[chosen->i].cycles_with(nullptr) - 1;
+        --switches_left;
         used[static_cast<std::size_t>(prod_rank(pos_[static_cast<std::size_t>(chosen->v)], z))] = 1;
         used[static_cast<std::size_t>(prod_rank(pos_[static_cast<std::size_t>(w)], z))] = 1;
         previous = chosen->v * base_->count() + chosen->kb;
@@ -242,6 +335,25 @@ class LayeredColouring final : public LinkColouring {
     }
     std::sort(switched_.begin(), switched_.end());
     return Outcome::made;
+  }
+
+  /// The switch on K_i taking the layer links at product ranks x0 and x1
+  /// (rows of one layer z): their places round K_i and whether K_i runs them
+  /// the same way.
+  Switch on_k(int i, Rank x0, Rank x1) const {
+    const Torus& prod_torus = *product_->torus;
+    const std::vector<Rank>& kpos = product_->positions[i];
+    const Rank L = prod_torus.size();
+    Rank at[2];
+    bool up[2];
+    const Rank x[2] = {x0, x1};
+    for (int e = 0; e < 2; ++e) {
+      const Rank from = kpos[static_cast<std::size_t>(x[e])];
+      const Rank to = kpos[static_cast<std::size_t>(prod_torus.shift(x[e], 1, 1))];
+      up[e] = to == (from + 1) % L;
+      at[e] = up[e] ? from : to;
+    }
+    return {std::min(at[0], at[1]), std::max(at[0], at[1]), up[0] != up[1]};
   }
 
   int layer_k_, layer_axis_, c_;

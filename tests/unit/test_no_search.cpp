@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // auto takes hamiltonian's cycles only from a construction: every rank
 // would run the switch search at its first call (0.8 s to fail on
-// 2x2x256). Named, hamiltonian still runs it.
+// 2x2x255). Named, hamiltonian still runs it.
 #include <gtest/gtest.h>
 
 #include <string>
