@@ -152,19 +152,33 @@ std::unique_ptr<LinkColouring> square_decomposition(const Torus& t) {
   return is_hamiltonian_decomposition(*result) ? std::move(result) : nullptr;
 }
 
+bool gcd_rule_is_hamiltonian(int m, int n, int s) {
+  const long long g = std::gcd(m, n);
+  if (m < 3 || n < 3 || s < 1 || s >= g) return false;
+  const auto order = [m, n](long long u, long long v) {  // of (u, v) in Z_m x Z_n
+    return std::lcm(m / std::gcd(static_cast<long long>(m), u), n / std::gcd(static_cast<long long>(n), v));
+  };
+  const long long cells = static_cast<long long>(m) * n / g;
+  return order(g - s, s) == cells && order(s, g - s) == cells;
+}
+
 std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t, int first_shift, int* shift_found) {
   const std::vector<int> axes = t.active_axes();
   if (axes.size() != 2) return nullptr;
   const int a0 = axes[0], a1 = axes[1];
-  const int g = std::gcd(t.dim(a0), t.dim(a1));
+  const int m = t.dim(a0), n = t.dim(a1);
+  const int g = std::gcd(m, n);
+  // Sides of 2 (one link both ways) are checked by walking the cycles.
+  const bool by_order = m >= 3 && n >= 3 && t.open_axes() == 0;
   for (int s = std::max(first_shift, 1); s < g; ++s) {
+    if (by_order && !gcd_rule_is_hamiltonian(m, n, s)) continue;
     auto c = std::make_unique<FunctionColouring>(
         t, "closed form for gcd(m, n) = " + std::to_string(g) + " > 1, shift " + std::to_string(s),
         [&t, a0, a1, g, s](Rank r, int axis) {
           const bool inside = (t.coord(r, a0) + t.coord(r, a1)) % g < s;
           return axis == 0 ? (inside ? 1 : 0) : (inside ? 0 : 1);
         });
-    if (is_hamiltonian_decomposition(*c)) {
+    if (by_order || is_hamiltonian_decomposition(*c)) {
       if (shift_found) *shift_found = s;
       return c;
     }

@@ -51,6 +51,13 @@ std::unique_ptr<LinkColouring> square_decomposition(const Torus& t);
 /// s that does, from first_shift on (and in *shift_found).
 std::unique_ptr<LinkColouring> gcd_decomposition(const Torus& t, int first_shift = 1, int* shift_found = nullptr);
 
+/// Whether the gcd rule's shift s gives two Hamiltonian cycles on m x n
+/// (both >= 3), in O(log): every step of cycle 0 moves one diagonal on, so
+/// g steps bring it back to its diagonal moved by (g - s, s) (cycle 1:
+/// (s, g - s)), and it is one cycle iff that move has order m n / g in
+/// Z_m x Z_n.
+bool gcd_rule_is_hamiltonian(int m, int n, int s);
+
 /// m x n torus with m != n, both >= 3 (for gcd(m, n) = 1 the one rule
 /// here; Kotzig 1973 shows a decomposition always exists). Start from the
 /// rows (cycles along the shorter axis x, side m) and the columns, and

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <string>
 #include <vector>
@@ -57,6 +58,33 @@ TEST(Hamiltonian, PicksTheConstructionByShape) {
   std::string why;
   EXPECT_EQ(try_build(*find_algorithm("hamiltonian"), Torus({2, 3}), &why), nullptr);
   EXPECT_NE(why.find("no decomposition"), std::string::npos);
+}
+
+// The gcd rule's O(log) criterion (the order of one period's move) agrees
+// with walking the cycles on every rank, shift by shift.
+TEST(Decomposition, GcdRuleCriterionEqualsWalkingTheCycles) {
+  struct Rule final : LinkColouring {
+    Rule(const Torus& t, int g, int s) : LinkColouring(t), g(g), s(s) {}
+    int colour(Rank r, int k) const override {
+      const bool inside = (torus().coord(r, 0) + torus().coord(r, 1)) % g < s;
+      return k == 0 ? (inside ? 1 : 0) : (inside ? 0 : 1);
+    }
+    std::string construction() const override { return "gcd rule"; }
+    int g, s;
+  };
+  int hamiltonian = 0, not_hamiltonian = 0;
+  for (int m = 3; m <= 30; ++m)
+    for (int n = 3; n <= 30; ++n) {
+      const Torus t({m, n});
+      const int g = std::gcd(m, n);
+      for (int s = 1; s < g; ++s) {
+        const bool walked = is_hamiltonian_decomposition(Rule(t, g, s));
+        ASSERT_EQ(gcd_rule_is_hamiltonian(m, n, s), walked) << m << "x" << n << " shift " << s;
+        ++(walked ? hamiltonian : not_hamiltonian);
+      }
+    }
+  EXPECT_GT(hamiltonian, 100);
+  EXPECT_GT(not_hamiltonian, 100);
 }
 
 TEST(Decomposition, ClosedFormsAreHamiltonian) {
