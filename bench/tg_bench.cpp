@@ -289,8 +289,15 @@ int main(int argc, char** argv) {
       if (TG_Predicted_time(opt.algorithms[k].c_str(), comm, count, dt.type, &seconds) == MPI_SUCCESS && seconds >= 0)
         predicted[k] = seconds * 1e6;
     }
-    std::vector<unsigned char> send(static_cast<std::size_t>(bytes ? bytes : 1));
-    for (long long i = 0; i < bytes; ++i) send[static_cast<std::size_t>(i)] = pattern(rank, i);
+    // Unchecked under SimGrid, the send buffer is shared too (4096 ranks'
+    // 4 MiB blocks would take 16 GiB) and left as it is.
+    auto* send = static_cast<unsigned char*>(allocate(static_cast<std::size_t>(bytes ? bytes : 1), shared));
+#ifdef SMPI_SHARED_MALLOC
+    const bool fill = !shared;
+#else
+    const bool fill = true;
+#endif
+    for (long long i = 0; i < bytes && fill; ++i) send[i] = pattern(rank, i);
     auto* recv = static_cast<unsigned char*>(allocate(static_cast<std::size_t>(bytes) * size, shared));
     const int iters = bytes > 65536 ? std::max(1, opt.iters / 5) : opt.iters;
     std::vector<int> counts(static_cast<std::size_t>(size), count), displs(static_cast<std::size_t>(size));
@@ -301,7 +308,7 @@ int main(int argc, char** argv) {
       MPI_Info info;
       MPI_Info_create(&info);
       MPI_Info_set(info, "torusgather_algorithm", opt.algorithms[k].c_str());
-      if (TG_Allgather_init(send.data(), count, dt.type, recv, count, dt.type, comm, info, &requests[k]) !=
+      if (TG_Allgather_init(send, count, dt.type, recv, count, dt.type, comm, info, &requests[k]) !=
           MPI_SUCCESS)
         die(rank, "TG_Allgather_init failed for " + opt.algorithms[k]);
       MPI_Info_free(&info);
@@ -313,8 +320,8 @@ int main(int argc, char** argv) {
         const int err = TG_Start(&requests[k]);
         return err != MPI_SUCCESS ? err : TG_Wait(&requests[k]);
       }
-      return opt.allgatherv ? run_v(a, send.data(), count, dt.type, recv, counts.data(), displs.data(), comm)
-                            : run(a, send.data(), count, dt.type, recv, comm);
+      return opt.allgatherv ? run_v(a, send, count, dt.type, recv, counts.data(), displs.data(), comm)
+                            : run(a, send, count, dt.type, recv, comm);
     };
     // means[k][rep]: this rank's mean time per call of algorithm k in repetition rep.
     std::vector<std::vector<double>> means(n, std::vector<double>(static_cast<std::size_t>(opt.reps)));
@@ -408,6 +415,7 @@ int main(int argc, char** argv) {
     for (TG_Request& r : requests)
       if (r != TG_REQUEST_NULL) TG_Request_free(&r);
     release(recv, shared);
+    release(send, shared);
   }
   if (csv) std::fclose(csv);
   if (json) {
