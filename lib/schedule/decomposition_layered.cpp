@@ -265,8 +265,7 @@ class LayeredColouring final : public LinkColouring {
     SwitchedCycle chords[2];
     std::vector<char> used(static_cast<std::size_t>(L), 0);  // a layer link (p, z) -> (p, z + 1) switched
     struct Candidate {
-      Rank length, low, high;
-      bool crossed;
+      Switch sw;  ///< on K_i
       Rank v;
       int kb, i;
     };
@@ -288,23 +287,24 @@ class LayeredColouring final : public LinkColouring {
               continue;
             const Switch sw = on_k(i, x[0], x[1]);
             if (sw.crossed && fit == Fit::nested) continue;
-            candidates.push_back({sw.high - sw.low, sw.low, sw.high, sw.crossed, v, kb, i});
+            candidates.push_back({sw, v, kb, i});
           }
         std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-          return a.length != b.length ? a.length < b.length : a.low < b.low;
+          const Rank la = a.sw.high - a.sw.low, lb = b.sw.high - b.sw.low;
+          return la != lb ? la < lb : a.sw.low < b.sw.low;
         });
         const auto nests = [&](const Candidate& c) {
+          const Switch& n = c.sw;
           for (const Switch& o : chords[c.i].switches())
-            if (!(o.high < c.low || c.high < o.low || (o.low < c.low && c.high < o.high) ||
-                  (c.low < o.low && o.high < c.high)))
+            if (!(o.high < n.low || n.high < o.low || (o.low < n.low && n.high < o.high) ||
+                  (n.low < o.low && o.high < n.high)))
               return false;
           return true;
         };
         // Exact: the candidate that leaves K_0 and K_1 in the fewest cycles,
         // where K_i may stay split in two while switches remain to join it.
         const auto split_after = [&](const Candidate& c) {
-          const Switch sw{c.low, c.high, c.crossed};
-          const int own = chords[c.i].cycles_with(&sw) - 1;
+          const int own = chords[c.i].cycles_with(&c.sw) - 1;
           return own > 1 ? switches_left + 1 : own + split[1 - c.i];
         };
         auto chosen = candidates.end();
@@ -325,7 +325,7 @@ class LayeredColouring final : public LinkColouring {
         switched_.emplace_back(full_rank(w, z) * count() + layer_k_, joined);
         switched_.emplace_back(full_rank(chosen->v, z) * count() + k, chosen->i);
         switched_.emplace_back(full_rank(chosen->v, z + 1) * count() + k, chosen->i);
-        chords[chosen->i].add({chosen->low, chosen->high, chosen->crossed});
+        chords[chosen->i].add(chosen->sw);
         split[chosen->i] = chords[chosen->i].cycles_with(nullptr) - 1;
         --switches_left;
         used[static_cast<std::size_t>(prod_rank(pos_[static_cast<std::size_t>(chosen->v)], z))] = 1;
