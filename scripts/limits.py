@@ -8,7 +8,9 @@ of the preset's figures changed (or two). Two sets of cases:
                assumption replaced (ASSUMPTIONS, docs/data/assumptions.csv).
 scripts/performance_report.py renders both.
 
-  ./scripts/limits.py [--set limits|assumptions] [--jobs N] [--build DIR]
+  ./scripts/limits.py [--set limits|assumptions] [--preset NAME] [--jobs N] [--build DIR]
+
+--preset reruns that preset's cases only and keeps the other rows of the file.
 
 Simulated like scripts/lab.py (SimGrid SMPI, one call, the last rank's
 completion).
@@ -77,17 +79,41 @@ def run(case, build):
                 options=" ".join(options), time_us=row["max_us"], predicted_us=row["predicted_us"])
 
 
+def key(case):
+    preset, dims, k, algorithm, size, (change, _) = case
+    return (preset, dims, str(k), algorithm, str(size), change)
+
+
+def key_of_row(row):
+    return (row["preset"], row["dims"], str(row["ranks_per_node"]), row["algorithm"], str(row["bytes"]), row["change"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=sorted(SETS), default="limits", help="which cases (default: limits)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
     ap.add_argument("--build", default=os.environ.get("TORUSGATHER_BUILD_DIR", os.path.join(ROOT, "build")))
+    ap.add_argument("--preset", help="rerun this preset's cases only, keep the others' rows")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     cases, name = SETS[args.set]
     out = os.path.join(ROOT, "docs", "data", name)
+    chosen = [c for c in cases if args.preset in (None, c[0])]
+    if not chosen:
+        ap.error(f"no case of preset {args.preset!r} in the {args.set} set")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        rows = list(pool.map(lambda c: run(c, build), cases))
+        fresh = dict(zip([key(c) for c in chosen], pool.map(lambda c: run(c, build), chosen)))
+    kept = {}
+    if args.preset and os.path.exists(out):
+        with open(out) as f:
+            kept = {key_of_row(r): r for r in csv.DictReader(f)}
+    # In the order of the cases; a case without a row yet is an error.
+    rows = []
+    for c in cases:
+        k = key(c)
+        if k not in fresh and k not in kept:
+            sys.exit(f"limits: {out} has no row for {k}; rerun without --preset")
+        rows.append(fresh.get(k) or kept[k])
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
