@@ -396,10 +396,23 @@ class SwitchSearch {
 
 }  // namespace
 
+bool has_no_decomposition(const Torus& t) {
+  // 2 x n, n odd: a rung (the two links of the side of 2 between the ranks
+  // (0, y) and (1, y)) not taken by both cycles would leave its two ranks
+  // two ring links for four ends, so each cycle takes one link of every
+  // rung and alternates rung and ring links; its ring links would then pair
+  // off the n ranks of each ring, n odd.
+  const std::vector<int> axes = t.active_axes();
+  if (axes.size() != 2) return false;
+  const int m = t.dim(axes[0]), n = t.dim(axes[1]);
+  return (m == 2 && n % 2 == 1) || (n == 2 && m % 2 == 1);
+}
+
 std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t) {
   const std::vector<int> axes = t.active_axes();
   if (axes.empty())  // a single rank: no links, no cycles, nothing to do
     return std::make_unique<TableColouring>(t, "trivial (one rank)", std::vector<std::uint8_t>{});
+  if (has_no_decomposition(t)) return nullptr;
   constexpr std::uint32_t kSeeds[] = {20260101u, 7u, 1998u, 4242u};
   for (std::uint32_t seed : kSeeds) {
     SwitchSearch search(t, axes);

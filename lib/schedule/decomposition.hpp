@@ -82,8 +82,14 @@ std::unique_ptr<LinkColouring> odd_cube_decomposition(const Torus& t);
 /// 4-cycle switches (recolour the two pairs of opposite links of a unit
 /// square) that merge cycles, in an order fixed by a seeded generator, so
 /// every rank derives the same decomposition with no communication.
-/// nullptr if the search gets stuck (then the caller declines).
+/// nullptr if the search gets stuck (then the caller declines), and at
+/// once where has_no_decomposition.
 std::unique_ptr<LinkColouring> switch_search_decomposition(const Torus& t);
+
+/// Whether the torus provably has no decomposition, so that the search
+/// need not run: 2 x n with n odd (every rung's two links split between
+/// the two cycles, whose ring links would pair off a ring of odd length).
+bool has_no_decomposition(const Torus& t);
 
 /// 4D: split the axes into two pairs, decompose each 2D pair into H0 + H1 and
 /// K0 + K1; H_c x K_c are 2D tori that decompose again (doubling).

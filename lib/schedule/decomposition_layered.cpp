@@ -91,68 +91,78 @@ struct Switch {
 };
 
 /// The switches made on one cycle K, with its removed links kept in order
-/// round K, so that the cycles K falls into are counted in O(m) for m
-/// switches, with one more or without.
+/// round K. K falls into 2m paths between its m switches' removed links,
+/// which the new links join into cycles: after each switch they are walked
+/// once (O(m)), each path labelled with its cycle and the way that cycle
+/// runs it, so that what one more switch would make is known in O(log m).
 class SwitchedCycle {
  public:
   const std::vector<Switch>& switches() const { return switches_; }
   void add(const Switch& s) {
-    merged(&s, &removed_);
+    const int at = static_cast<int>(switches_.size());
+    for (const auto& link : {std::make_pair(s.low, 4 * at), std::make_pair(s.high, 4 * at + 2)})
+      removed_.insert(std::upper_bound(removed_.begin(), removed_.end(), link), link);
     switches_.push_back(s);
+    label();
   }
-  /// K falls into 2m paths between its removed links, and the new links
-  /// join their ends: walk them.
-  int cycles_with(const Switch* extra) const {
-    merged(extra, &order_);
-    const auto& removed = order_;
-    const int m2 = static_cast<int>(removed.size());
-    index_of_.assign(static_cast<std::size_t>(m2), 0);  // end id / 2 -> index in `removed`
-    for (int k = 0; k < m2; ++k) index_of_[static_cast<std::size_t>(removed[static_cast<std::size_t>(k)].second / 2)] = k;
-    const std::size_t n = switches_.size();
-    const auto partner = [&](int e) {
-      const int base = e - e % 4, end = e % 4;
-      const Switch& sw = static_cast<std::size_t>(e / 4) < n ? switches_[static_cast<std::size_t>(e / 4)] : *extra;
-      return sw.crossed ? base + 3 - end : base + (end ^ 2);
-    };
-    seen_.assign(static_cast<std::size_t>(m2), 0);
-    int cycles = 0;
-    for (int first = 0; first < m2; ++first) {
-      if (seen_[static_cast<std::size_t>(first)]) continue;
-      ++cycles;
-      // Enter path `first` at its start; leave by its other end, cross the new link.
-      int path = first;
-      bool forward = true;
-      while (!seen_[static_cast<std::size_t>(path)]) {
-        seen_[static_cast<std::size_t>(path)] = 1;
-        const int leave = forward ? removed[static_cast<std::size_t>(path)].second
-                                  : removed[static_cast<std::size_t>((path + m2 - 1) % m2)].second + 1;
-        const int e = partner(leave);
-        const int idx = index_of_[static_cast<std::size_t>(e / 2)];
-        forward = e % 2 == 1;  // an upper end starts path idx + 1; a lower end ends path idx
-        path = forward ? (idx + 1) % m2 : idx;
-      }
-    }
-    return cycles;
+  /// How many cycles K falls into with its switches.
+  int cycles() const { return cycles_; }
+  /// How many with `extra` as well: its two links on two cycles join them;
+  /// on one cycle, it keeps that one when the cycle runs the two links the
+  /// same way and the switch is not crossed, or the other way and crossed,
+  /// and splits it otherwise.
+  int cycles_with(const Switch& extra) const {
+    const std::size_t a = path_of(extra.low), b = path_of(extra.high);
+    if (cycle_[a] != cycle_[b]) return cycles_ - 1;
+    return (forward_[a] == forward_[b]) != extra.crossed ? cycles_ : cycles_ + 1;
   }
 
  private:
-  /// removed_ with `extra`'s two links put in order (or as it is) into *out.
+  /// The path whose inside holds K's link x -> x + 1 (not a removed one).
+  std::size_t path_of(Rank x) const {
+    if (removed_.empty()) return 0;
+    const auto it = std::lower_bound(removed_.begin(), removed_.end(), std::make_pair(x, -1));
+    return it == removed_.end() ? 0 : static_cast<std::size_t>(it - removed_.begin());
+  }
+
   /// Path k runs from the upper end of removed link k - 1 to the lower end
   /// of removed link k. End ids: 4s (switch s's low), 4s + 1 (low + 1),
   /// 4s + 2 (high), 4s + 3 (high + 1); a link is kept with its lower end's.
-  void merged(const Switch* extra, std::vector<std::pair<Rank, int>>* out) const {
-    if (out != &removed_) *out = removed_;
-    if (!extra) return;
-    const int s = static_cast<int>(switches_.size());
-    for (const auto& link : {std::make_pair(extra->low, 4 * s), std::make_pair(extra->high, 4 * s + 2)})
-      out->insert(std::upper_bound(out->begin(), out->end(), link), link);
+  void label() {
+    const int m2 = static_cast<int>(removed_.size());
+    std::vector<int> index_of(static_cast<std::size_t>(m2));  // end id / 2 -> index in removed_
+    for (int k = 0; k < m2; ++k) index_of[static_cast<std::size_t>(removed_[static_cast<std::size_t>(k)].second / 2)] = k;
+    const auto partner = [&](int e) {
+      const int base = e - e % 4, end = e % 4;
+      return switches_[static_cast<std::size_t>(e / 4)].crossed ? base + 3 - end : base + (end ^ 2);
+    };
+    cycle_.assign(static_cast<std::size_t>(m2), -1);
+    forward_.assign(static_cast<std::size_t>(m2), 0);
+    cycles_ = 0;
+    for (int first = 0; first < m2; ++first) {
+      if (cycle_[static_cast<std::size_t>(first)] >= 0) continue;
+      // Enter path `first` at its start; leave by its other end, cross the new link.
+      int path = first;
+      bool forward = true;
+      while (cycle_[static_cast<std::size_t>(path)] < 0) {
+        cycle_[static_cast<std::size_t>(path)] = cycles_;
+        forward_[static_cast<std::size_t>(path)] = forward;
+        const int leave = forward ? removed_[static_cast<std::size_t>(path)].second
+                                  : removed_[static_cast<std::size_t>((path + m2 - 1) % m2)].second + 1;
+        const int e = partner(leave);
+        const int idx = index_of[static_cast<std::size_t>(e / 2)];
+        forward = e % 2 == 1;  // an upper end starts path idx + 1; a lower end ends path idx
+        path = forward ? (idx + 1) % m2 : idx;
+      }
+      ++cycles_;
+    }
   }
 
   std::vector<Switch> switches_;
   std::vector<std::pair<Rank, int>> removed_;  ///< (position round K, end id of its lower end), in order
-  mutable std::vector<std::pair<Rank, int>> order_;
-  mutable std::vector<int> index_of_;
-  mutable std::vector<char> seen_;
+  int cycles_ = 1;                             ///< K alone is one cycle
+  std::vector<int> cycle_ = {0};               ///< path -> its cycle (K itself before any switch)
+  std::vector<char> forward_ = {1};            ///< path -> whether its cycle runs it the way K does
 };
 
 class LayeredColouring final : public LinkColouring {
@@ -304,7 +314,7 @@ class LayeredColouring final : public LinkColouring {
         // Exact: the candidate that leaves K_0 and K_1 in the fewest cycles,
         // where K_i may stay split in two while switches remain to join it.
         const auto split_after = [&](const Candidate& c) {
-          const int own = chords[c.i].cycles_with(&c.sw) - 1;
+          const int own = chords[c.i].cycles_with(c.sw) - 1;
           return own > 1 ? switches_left + 1 : own + split[1 - c.i];
         };
         auto chosen = candidates.end();
@@ -326,7 +336,7 @@ class LayeredColouring final : public LinkColouring {
         switched_.emplace_back(full_rank(chosen->v, z) * count() + k, chosen->i);
         switched_.emplace_back(full_rank(chosen->v, z + 1) * count() + k, chosen->i);
         chords[chosen->i].add(chosen->sw);
-        split[chosen->i] = chords[chosen->i].cycles_with(nullptr) - 1;
+        split[chosen->i] = chords[chosen->i].cycles() - 1;
         --switches_left;
         used[static_cast<std::size_t>(prod_rank(pos_[static_cast<std::size_t>(chosen->v)], z))] = 1;
         used[static_cast<std::size_t>(prod_rank(pos_[static_cast<std::size_t>(w)], z))] = 1;
