@@ -130,8 +130,8 @@ class SwitchedCycle {
   /// 4s + 2 (high), 4s + 3 (high + 1); a link is kept with its lower end's.
   void label() {
     const int m2 = static_cast<int>(removed_.size());
-    std::vector<int> index_of(static_cast<std::size_t>(m2));  // end id / 2 -> index in removed_
-    for (int k = 0; k < m2; ++k) index_of[static_cast<std::size_t>(removed_[static_cast<std::size_t>(k)].second / 2)] = k;
+    index_of_.resize(static_cast<std::size_t>(m2));  // end id / 2 -> index in removed_
+    for (int k = 0; k < m2; ++k) index_of_[static_cast<std::size_t>(removed_[static_cast<std::size_t>(k)].second / 2)] = k;
     const auto partner = [&](int e) {
       const int base = e - e % 4, end = e % 4;
       return switches_[static_cast<std::size_t>(e / 4)].crossed ? base + 3 - end : base + (end ^ 2);
@@ -150,7 +150,7 @@ class SwitchedCycle {
         const int leave = forward ? removed_[static_cast<std::size_t>(path)].second
                                   : removed_[static_cast<std::size_t>((path + m2 - 1) % m2)].second + 1;
         const int e = partner(leave);
-        const int idx = index_of[static_cast<std::size_t>(e / 2)];
+        const int idx = index_of_[static_cast<std::size_t>(e / 2)];
         forward = e % 2 == 1;  // an upper end starts path idx + 1; a lower end ends path idx
         path = forward ? (idx + 1) % m2 : idx;
       }
@@ -163,6 +163,7 @@ class SwitchedCycle {
   int cycles_ = 1;                             ///< K alone is one cycle
   std::vector<int> cycle_ = {0};               ///< path -> its cycle (K itself before any switch)
   std::vector<char> forward_ = {1};            ///< path -> whether its cycle runs it the way K does
+  std::vector<int> index_of_;                  ///< label()'s, kept to reuse its memory
 };
 
 class LayeredColouring final : public LinkColouring {
