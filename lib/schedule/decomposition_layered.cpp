@@ -180,6 +180,7 @@ class LayeredColouring final : public LinkColouring {
     // in the end. The exact fit counts K_i's cycles for every candidate,
     // O(c^2) for one H_j on a layer axis of c: up to 4096 ranks only.
     constexpr Rank kExactFitLimit = 4096;
+    std::map<int, Products> products_of;  // by layer: both fits try the same products
     for (const Fit fit : {Fit::nested, Fit::exact})
     for (int layer = d - 1; layer >= 0 && (fit == Fit::nested || t.size() <= kExactFitLimit); --layer) {
       std::vector<int> dims;
@@ -187,7 +188,7 @@ class LayeredColouring final : public LinkColouring {
         if (k != layer) dims.push_back(t.dim(axes[static_cast<std::size_t>(k)]));
       const auto base = base_of(std::move(dims), bases);
       if (!base->cycles || base->cycles->count() != d - 1) continue;
-      Products products;
+      Products& products = products_of[layer];
       std::vector<const LinkColouring*> gs = {base->cycles.get()};
       for (const auto& other : base->others) gs.push_back(other.get());
       for (const LinkColouring* g : gs) {
