@@ -230,7 +230,22 @@ seconds_of() {
     f = u == "s" ? 1 : u == "ms" ? 1e-3 : u == "us" ? 1e-6 : u == "ns" ? 1e-9 : -1;
     if (f < 0 || n <= 0) exit 1; printf "%g", n * f }' || { echo "smpi-torus.sh: bad time '$1' (e.g. 0.5us)" >&2; exit 2; }
 }
-cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:local
+# SMPI_SHARED_MALLOC (the buffers of a size not checked): "local" backs each
+# call site with one memory of the full size, shared by every rank: P * s for
+# a receive buffer, 16 GiB at 4096 ranks and 4 MiB, past this machine's
+# memory. Above 1024 ranks "global" maps every such buffer onto one file of
+# 2 GiB instead: 8 mappings for a 16 GiB buffer, some 17 per rank in all
+# at 4096 ranks and 4 MiB, past Linux's default of 65530 per process
+# (vm.max_map_count; the script says so). The times do not depend on the
+# data (tpu-v4-mesh's 128 ranks at 4 MiB: the same either way).
+shared_malloc=(--cfg=smpi/shared-malloc:local)
+if [ "$ranks" -gt 1024 ]; then
+  shared_malloc=(--cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:2147483648)
+  max_maps=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
+  [ "$max_maps" -lt $((ranks * 24)) ] &&
+    echo "smpi-torus.sh: vm.max_map_count is $max_maps; blocks of MiB on $ranks ranks may need $((ranks * 24)) (sysctl -w vm.max_map_count=$((ranks * 24)))" >&2
+fi
+cfg=(--cfg=smpi/simulate-computation:no "${shared_malloc[@]}"
      --log=root.thres:warning --log=smpi_config.thres:error --log=smpi_mpi.thres:error --log=smpi_pmpi.thres:error)
 [ -n "$allgather" ] && cfg+=("--cfg=smpi/allgather:$allgather")
 case "$factors" in
