@@ -3,7 +3,7 @@
 # The test command: installs what is missing, builds, and runs the test
 # suites; its exit status is the verdict.
 #
-#   ./scripts/test.sh          the default tier (what CI runs, 8 minutes here, 11 with an empty compiler cache):
+#   ./scripts/test.sh          the default tier (what CI runs, 8 minutes here, 12-15 with an empty compiler cache):
 #       openmpi   build/: unit tests, tg-plan checks, MPI tests at 1..25 ranks,
 #                 PMPI preload, install + consumer, valgrind subset, SimGrid
 #       mpich     build-mpich/: the MPI tests built and run with MPICH, at <= 6 ranks

@@ -180,7 +180,9 @@ class LayeredColouring final : public LinkColouring {
     // in the end. The exact fit counts K_i's cycles for every candidate,
     // O(c^2) for one H_j on a layer axis of c: up to 4096 ranks only.
     constexpr Rank kExactFitLimit = 4096;
-    std::map<int, Products> products_of;  // by layer: both fits try the same products
+    // By layer, where both fits try the same products; above the limit a
+    // layer's are dropped after it (O(P) each, and no exact fit follows).
+    std::map<int, Products> products_of;
     for (const Fit fit : {Fit::nested, Fit::exact})
     for (int layer = d - 1; layer >= 0 && (fit == Fit::nested || t.size() <= kExactFitLimit); --layer) {
       std::vector<int> dims;
@@ -203,6 +205,7 @@ class LayeredColouring final : public LinkColouring {
             if (made == Outcome::no_product) break;
           }
       }
+      if (t.size() > kExactFitLimit) products_of.erase(layer);
     }
     return nullptr;
   }
