@@ -12,7 +12,7 @@
 namespace torusgather {
 namespace {
 
-std::mutex g_mutex;
+std::mutex g_spent_mutex;
 /// Seconds this rank has spent in waiting calls, per group of ranks (the
 /// process's communicators over the same ranks share it).
 std::map<std::string, double> g_spent;
@@ -22,10 +22,10 @@ double add_spent(Plan& plan, double seconds) {
   if (!w.group_seconds) {
     const std::string& key = group_key(plan);
     if (key.empty()) return w.own_seconds += seconds;
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_spent_mutex);
     w.group_seconds = &g_spent[key];  // a map's entries stay where they are
   }
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_spent_mutex);
   return *w.group_seconds += seconds;
 }
 

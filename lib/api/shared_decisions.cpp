@@ -10,7 +10,7 @@
 namespace torusgather {
 namespace {
 
-std::mutex g_mutex;
+std::mutex g_decisions_mutex;
 std::map<std::string, Pick> g_decisions;
 
 /// The key of a decision: the ranks, the torus, the node axis, the class.
@@ -30,7 +30,7 @@ int adopt_shared_decision(Plan& plan, long cls) {
   Pick pick;
   bool have = false;
   if (!key.empty()) {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_decisions_mutex);
     if (auto it = g_decisions.find(key); it != g_decisions.end()) {
       pick = it->second;
       have = true;
@@ -48,7 +48,7 @@ int adopt_shared_decision(Plan& plan, long cls) {
 void share_decision(Plan& plan, long cls, const Pick& winner) {
   const std::string key = key_of(plan, cls);
   if (key.empty()) return;
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_decisions_mutex);
   g_decisions.emplace(key, winner);
 }
 

@@ -28,8 +28,6 @@ using namespace torusgather;
 
 namespace {
 
-Torus parsed(const std::string& text) { return parsed_torus(text); }
-
 /// Rounds of dim-rings on t: floor(n/2) per closed side, n − 1 per open one.
 long long expected_rounds(const Torus& t) {
   long long rounds = 0;
@@ -80,7 +78,7 @@ class WrappingCalls final : public ExplicitSchedule {
 }  // namespace
 
 TEST(OpenAxes, ParsedMarkedAndCounted) {
-  const Torus t = parsed("4x5mx2mx3");
+  const Torus t = parsed_torus("4x5mx2mx3");
   EXPECT_EQ(t.dims(), (std::vector<int>{4, 5, 2, 3}));
   EXPECT_TRUE(t.open(1));
   EXPECT_FALSE(t.open(2));  // an open side of 2 is its one link, both ways
@@ -107,12 +105,12 @@ TEST(OpenAxes, ParsedMarkedAndCounted) {
 TEST(OpenAxes, SimulatorRefusesAMessageOverAMissingLink) {
   const WrappingStep ring(Torus({5}));
   EXPECT_EQ(all_errors(step_through(ring)).find("open axis"), std::string::npos);
-  const WrappingStep line(parsed("5m"));
+  const WrappingStep line(parsed_torus("5m"));
   const SimulationReport rep = step_through(line);
   EXPECT_FALSE(rep.complete);
   EXPECT_NE(all_errors(rep).find("crosses the end of an open axis"), std::string::npos) << all_errors(rep);
   // A routed call's hops too.
-  EXPECT_NE(all_errors(step_through(WrappingCalls(parsed("5m")))).find("crosses the end of an open axis at rank"),
+  EXPECT_NE(all_errors(step_through(WrappingCalls(parsed_torus("5m")))).find("crosses the end of an open axis at rank"),
             std::string::npos);
   EXPECT_EQ(all_errors(step_through(WrappingCalls(Torus({5})))).find("open axis"), std::string::npos);
 }
@@ -120,7 +118,7 @@ TEST(OpenAxes, SimulatorRefusesAMessageOverAMissingLink) {
 // The vendor's messages in the cost model: straight along an open axis,
 // over links that are there, the shorter way round a closed one.
 TEST(OpenAxes, VendorRoutesGoStraight) {
-  const Torus t = parsed("5mx5");
+  const Torus t = parsed_torus("5mx5");
   std::vector<std::pair<Rank, Port>> hops;
   const auto walk = [&](Rank from, Rank to) {
     hops.clear();
@@ -141,7 +139,7 @@ TEST(OpenAxes, DimRingsLinesVerifiedOnAllRanks) {
   int checked = 0;
   for (const char* shape : {"3m", "8m", "4mx4m", "5mx3m", "4mx6", "8x3m", "4mx4mx4m", "3mx2x5", "4mx2x4mx2",
                             "3mx3mx3mx3m", "2x3mx2x3mx2"}) {
-    const Torus t = parsed(shape);
+    const Torus t = parsed_torus(shape);
     SCOPED_TRACE(t.to_string());
     const int d = static_cast<int>(t.active_axes().size());
     std::vector<DimRingsParams> variants = {{0, false, false, true}};
@@ -171,7 +169,7 @@ TEST(OpenAxes, TorusBruckLinesVerifiedOnAllRanks) {
   int checked = 0;
   for (const char* shape : {"3m", "8m", "4mx4m", "5mx3m", "4mx6", "8x3m", "4mx4mx4m", "2x4mx4m", "9mx3"})
     for (int node_ranks : {1, 2}) {
-      Torus t = parsed(shape);
+      Torus t = parsed_torus(shape);
       if (node_ranks > 1) {
         std::vector<int> dims = t.dims();
         dims.push_back(node_ranks);
@@ -198,13 +196,13 @@ TEST(OpenAxes, TorusBruckLinesVerifiedOnAllRanks) {
 TEST(OpenAxes, BalancedLinesReachTheCornersBound) {
   for (const auto& [shape, slack] : std::vector<std::pair<const char*, double>>{
            {"8mx8m", 1.0}, {"4mx4mx4m", 1.0}, {"8mx8mx8m", 1.0}, {"6mx4m", 1.09}, {"2x4mx4m", 1.07}}) {
-    const Torus t = parsed(shape);
+    const Torus t = parsed_torus(shape);
     const DimRingsSchedule s(t, DimRingsParams{0, false, false, true});
     const double bound = static_cast<double>(t.size() - 1) / t.incoming_links();
     EXPECT_LE(s.fluid_blocks(), bound * slack * (1 + 1e-4)) << shape;  // weights in 2^-15 units
     EXPECT_GE(s.fluid_blocks(), bound * (1 - 1e-9)) << shape;
   }
-  EXPECT_NEAR(DimRingsSchedule(parsed("8mx8m"), DimRingsParams{0, false, false, true}).fluid_blocks(), 63.0 / 2, 1e-6);
+  EXPECT_NEAR(DimRingsSchedule(parsed_torus("8mx8m"), DimRingsParams{0, false, false, true}).fluid_blocks(), 63.0 / 2, 1e-6);
 }
 
 // Only dim-rings and node-dim-rings (over the node torus) run on open axes;
@@ -215,7 +213,7 @@ TEST(OpenAxes, BalancedLinesReachTheCornersBound) {
 TEST(OpenAxes, RoutedByTheNetwork) {
   int checked = 0;
   for (const char* shape : {"4mx3", "5mx4m", "3mx2x4m", "6mx6m"}) {
-    const Torus t = parsed(shape);
+    const Torus t = parsed_torus(shape);
     SCOPED_TRACE(t.to_string());
     for (AlgorithmId id : {AlgorithmId::circulant, AlgorithmId::chordal_ring, AlgorithmId::three_phase}) {
       std::string why;
@@ -250,7 +248,7 @@ TEST(OpenAxes, RoutedByTheNetwork) {
 }
 
 TEST(OpenAxes, OthersDecline) {
-  const Torus t = parsed("4mx4x4");
+  const Torus t = parsed_torus("4mx4x4");
   for (const AlgorithmInfo& info : algorithms()) {
     const std::string why = declines(info, t);
     if (info.id == AlgorithmId::dim_rings || info.id == AlgorithmId::node_dim_rings ||

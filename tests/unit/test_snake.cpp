@@ -16,8 +16,6 @@ using namespace torusgather;
 
 namespace {
 
-Torus parsed(const std::string& text) { return parsed_torus(text); }
-
 const DimRingsParams kSnakes{0, false, false, true, true};
 
 }  // namespace
@@ -35,7 +33,7 @@ TEST(Snake, IsAHamiltonianCycleOfTheGrid) {
            {"4mx4m", 0, 1}, {"4mx3m", 0, 1}, {"6mx5m", 0, 1}, {"8mx7m", 0, 1},
            {"3mx4m", 1, 0}, {"4mx3x6m", 2, 0}, {"3x4mx2x4m", 1, 3},
            {"4mx2", 0, 1}, {"2x5m", 0, 1}}) {
-    const Torus t = parsed(c.shape);
+    const Torus t = parsed_torus(c.shape);
     SCOPED_TRACE(c.shape);
     const Ring ring(c.axis, c.pair, 0);
     ASSERT_TRUE(ring.snake(t));
@@ -72,7 +70,7 @@ TEST(Snake, BalancedDimRingsSendWhatTheyReceive) {
                                          {"2x2x4mx2x3x2", 8},
                                          {"2x5mx3", 6},
                                          {"4mx4mx4m", 11}}) {
-    const Torus t = parsed(c.shape);
+    const Torus t = parsed_torus(c.shape);
     SCOPED_TRACE(c.shape);
     const DimRingsSchedule s(t, kSnakes);
     bool snake = false;
@@ -102,7 +100,7 @@ TEST(Snake, BalancedDimRingsSendWhatTheyReceive) {
 // and best() runs the snake; without a limit, lines (fewer rounds, less
 // link time).
 TEST(Snake, ChosenWhereTheInjectionLimitBinds) {
-  const Torus t = parsed("4mx4mx2x2x3x2");
+  const Torus t = parsed_torus("4mx4mx2x2x3x2");
   DimRingsParams p;
   std::string why;
   ASSERT_TRUE(DimRingsSchedule::parse("balanced,snake", t, &p, &why)) << why;
@@ -112,10 +110,10 @@ TEST(Snake, ChosenWhereTheInjectionLimitBinds) {
   EXPECT_EQ(DimRingsSchedule::to_string(DimRingsSchedule(t, p).params()), "balanced,snake");
   EXPECT_EQ(DimRingsSchedule::to_string(DimRingsSchedule(t, DimRingsParams{0, false, false, true}).params()), "balanced");
   EXPECT_TRUE(DimRingsSchedule::has_snake(t));
-  EXPECT_TRUE(DimRingsSchedule::has_snake(parsed("2x2x4mx2x3x2")));  // an open axis and a side of 2
-  EXPECT_FALSE(DimRingsSchedule::has_snake(parsed("3x4mx5")));       // an open axis alone
-  EXPECT_FALSE(DimRingsSchedule::has_snake(parsed("3mx5m")));        // no even side
-  EXPECT_FALSE(DimRingsSchedule::has_snake(parsed("4x4x2")));        // no open axis
+  EXPECT_TRUE(DimRingsSchedule::has_snake(parsed_torus("2x2x4mx2x3x2")));  // an open axis and a side of 2
+  EXPECT_FALSE(DimRingsSchedule::has_snake(parsed_torus("3x4mx5")));       // an open axis alone
+  EXPECT_FALSE(DimRingsSchedule::has_snake(parsed_torus("3mx5m")));        // no even side
+  EXPECT_FALSE(DimRingsSchedule::has_snake(parsed_torus("4x4x2")));        // no open axis
 
   const double inject = 76.2 / 6.8, r = 1e-4, q = 0.4;
   const DimRingsParams lines{0, false, false, true};
