@@ -139,6 +139,24 @@ std::vector<Rank> cycle_positions(const LinkColouring& col, int c) {
   return pos;
 }
 
+CyclePlaces cycle_places(const LinkColouring& col, int c) {
+  const Torus& t = col.torus();
+  CyclePlaces out;
+  out.cycle.assign(static_cast<std::size_t>(t.size()), -1);
+  out.pos.assign(static_cast<std::size_t>(t.size()), -1);
+  const Walker w{t, col.axes(), col.count()};
+  auto colour_of = [&](Rank r, int k) { return col.colour(r, k); };
+  for (Rank start = 0; start < t.size(); ++start) {
+    if (out.cycle[static_cast<std::size_t>(start)] >= 0) continue;
+    const int id = static_cast<int>(out.length.size());
+    out.length.push_back(w.walk(colour_of, start, c, t.size(), [&](Rank r, Rank p) {
+      out.cycle[static_cast<std::size_t>(r)] = id;
+      out.pos[static_cast<std::size_t>(r)] = p;
+    }));
+  }
+  return out;
+}
+
 std::unique_ptr<LinkColouring> square_decomposition(const Torus& t) {
   const std::vector<int> axes = t.active_axes();
   if (axes.size() != 2 || t.dim(axes[0]) != t.dim(axes[1])) return nullptr;

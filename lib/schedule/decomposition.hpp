@@ -117,6 +117,19 @@ std::unique_ptr<LinkColouring> tabulate(const LinkColouring& col);
 /// (-1 where the cycle does not reach). O(P * D).
 std::vector<Rank> cycle_positions(const LinkColouring& col, int c);
 
+/// Every rank's cycle of colour c (numbered in order of their least rank)
+/// and its position round that cycle, and each cycle's length. O(P * D).
+struct CyclePlaces {
+  std::vector<int> cycle;
+  std::vector<Rank> pos;
+  std::vector<Rank> length;
+  /// Whether the cycle through a and b runs their link from a to b.
+  bool runs_up(Rank a, Rank b) const {
+    const Rank len = length[static_cast<std::size_t>(cycle[static_cast<std::size_t>(a)])];
+    return (pos[static_cast<std::size_t>(b)] - pos[static_cast<std::size_t>(a)] + len) % len == 1;
+  }
+};
+CyclePlaces cycle_places(const LinkColouring& col, int c);
 /// Whether the torus has a decomposition from a rule with O(1) state per
 /// rank, no search and no table: 2D with both sides even (Meyer & Sibeyn
 /// §3.1) or equal, or both >= 3 (gcd and gap-switch rules), and odd cubes. Other shapes need doubling's or the

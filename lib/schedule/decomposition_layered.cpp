@@ -183,7 +183,7 @@ class LayeredColouring final : public LinkColouring {
     // By layer, where both fits try the same products; above the limit a
     // layer's are dropped after it (O(P) each, and no exact fit follows).
     std::map<int, Products> products_of;
-    for (const Fit fit : {Fit::nested, Fit::exact})
+    for (const Fit fit : {Fit::nested, Fit::exact, Fit::repaired})
     for (int layer = d - 1; layer >= 0 && (fit == Fit::nested || t.size() <= kExactFitLimit); --layer) {
       std::vector<int> dims;
       for (int k = 0; k < d; ++k)
@@ -198,7 +198,7 @@ class LayeredColouring final : public LinkColouring {
           for (int rule = 0, tried = 0; tried < kRules; ++tried) {
             auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0, base, g));
             const Outcome made = c->build(&rule, products, fit);
-            if (made == Outcome::made) {
+            if (made == Outcome::made && (fit != Fit::repaired || c->repair())) {
               auto table = tabulate(*c);
               if (is_hamiltonian_decomposition(*table)) return table;
             }
@@ -228,7 +228,8 @@ class LayeredColouring final : public LinkColouring {
 
   std::string construction() const override {
     return "layered: (" + base_->construction() + ") x C_" + std::to_string(c_) + ", H_0 x C_" + std::to_string(c_) +
-           " by (" + product_->cycles->construction() + "), " + std::to_string(switched_.size() / 4) + " switches";
+           " by (" + product_->cycles->construction() + "), " + std::to_string(lifted_) + " switches" +
+           (repairs_ ? ", " + std::to_string(repairs_) + " more to join cycles" : "");
   }
 
  private:
@@ -237,8 +238,13 @@ class LayeredColouring final : public LinkColouring {
   /// same way, whose pair does not interleave the pairs taken before (K_i
   /// stays one cycle by construction); `exact`, any, K_i's cycles counted
   /// after each (SwitchedCycle): it may stay split in two while switches are
-  /// left to join it, the split fewest first.
-  enum class Fit { nested, exact };
+  /// left to join it, the split fewest first; `repaired`, as exact, but K_i
+  /// may end in up to three cycles, which repair() then joins.
+  enum class Fit { nested, exact, repaired };
+  /// The most cycles a switch may leave K_i in beyond one, and beyond one
+  /// each, K_0's and K_1's together, when no switches are left.
+  static int own_allowance(Fit fit) { return fit == Fit::repaired ? 2 : 1; }
+  static int allowance(Fit fit) { return fit == Fit::repaired ? 4 : 0; }
 
   LayeredColouring(const Torus& t, int layer_k, int h0, std::shared_ptr<const Base> base, const LinkColouring* g)
       : LinkColouring(t), layer_k_(layer_k), layer_axis_(axes()[static_cast<std::size_t>(layer_k)]),
@@ -320,13 +326,15 @@ class LayeredColouring final : public LinkColouring {
         // where K_i may stay split in two while switches remain to join it.
         const auto split_after = [&](const Candidate& c) {
           const int own = chords[c.i].cycles_with(c.sw) - 1;
-          return own > 1 ? switches_left + 1 : own + split[1 - c.i];
+          return own > own_allowance(fit) ? switches_left + allowance(fit) + 1 : own + split[1 - c.i];
         };
         auto chosen = candidates.end();
         if (fit == Fit::nested) {
           chosen = std::find_if(candidates.begin(), candidates.end(), nests);
         } else {
-          int best = switches_left;  // at most switches_left - 1 extra cycles, for the switches after it
+          // At most switches_left - 1 extra cycles, for the switches after
+          // it (and repair()'s).
+          int best = switches_left + allowance(fit);
           for (auto it = candidates.begin(); it != candidates.end() && best > 0; ++it)
             if (const int extra = split_after(*it); extra < best) chosen = it, best = extra;
         }
@@ -349,7 +357,90 @@ class LayeredColouring final : public LinkColouring {
       }
     }
     std::sort(switched_.begin(), switched_.end());
+    lifted_ = static_cast<int>(switched_.size() / 4);
     return Outcome::made;
+  }
+
+  /// After the repaired fit: while a colour X is in several cycles, the
+  /// switch of a unit square (any two axes) whose two links of X lie on
+  /// two of X's cycles, so that it joins them, and whose other two are of
+  /// a colour Y: on two of Y's cycles (it joins those too), else on one
+  /// that runs them the same way (Y stays as it is), else on one that runs
+  /// them opposite ways (Y splits, for a later switch to join), never a
+  /// square switched before. At most kRepairs switches, each O(P · d^2).
+  /// Needed where every side is even: there each lift switch changes the
+  /// cycle counts of H_j and of K_i by one each, so the lift alone keeps
+  /// their sum's parity and cannot go from c + 2 cycles to 3 (c even).
+  bool repair() {
+    constexpr int kRepairs = 16;
+    std::vector<long long> done;  // squares switched, by their least link id pair
+    for (int step = 0; step <= kRepairs; ++step) {
+      std::vector<CyclePlaces> on;
+      int x = -1;
+      for (int y = 0; y < count(); ++y) {
+        on.push_back(cycle_places(*this, y));
+        if (x < 0 && on.back().length.size() > 1) x = y;
+      }
+      if (x < 0) return true;
+      if (step == kRepairs || !join(x, on, &done)) return false;
+    }
+    return false;
+  }
+
+  /// The best switch joining two of X's cycles, as repair() ranks them.
+  bool join(int x, const std::vector<CyclePlaces>& on, std::vector<long long>* done) {
+    const Torus& t = torus();
+    const Rank P = t.size();
+    const int D = count();
+    const CyclePlaces& ox = on[static_cast<std::size_t>(x)];
+    struct Square {
+      Rank r = -1, r1 = 0, r2 = 0;
+      int k1 = 0, k2 = 0, y = 0;
+    } best[3];  // Y joined, kept, split
+    for (Rank r = 0; r < P && best[0].r < 0; ++r)
+      for (int k1 = 0; k1 < D; ++k1)
+        for (int k2 = 0; k2 < D; ++k2) {
+          if (k1 == k2 || t.dim(axes()[static_cast<std::size_t>(k1)]) < 3 || t.dim(axes()[static_cast<std::size_t>(k2)]) < 3)
+            continue;
+          // The square r, r + e1, r + e2, r + e1 + e2: X's links along
+          // e1 (from r and r + e2), Y's along e2 (from r and r + e1).
+          const Rank r1 = t.shift(r, axes()[static_cast<std::size_t>(k1)], 1);
+          const Rank r2 = t.shift(r, axes()[static_cast<std::size_t>(k2)], 1);
+          if (colour(r, k1) != x || colour(r2, k1) != x ||
+              ox.cycle[static_cast<std::size_t>(r)] == ox.cycle[static_cast<std::size_t>(r2)])
+            continue;
+          const int y = colour(r, k2);
+          if (y == x || colour(r1, k2) != y) continue;
+          const long long id = std::min(r * D + k1, r * D + k2) * D * P + std::max(r * D + k1, r * D + k2);
+          if (std::find(done->begin(), done->end(), id) != done->end()) continue;
+          const CyclePlaces& oy = on[static_cast<std::size_t>(y)];
+          const Rank r12 = t.shift(r1, axes()[static_cast<std::size_t>(k2)], 1);
+          const int kind = oy.cycle[static_cast<std::size_t>(r)] != oy.cycle[static_cast<std::size_t>(r1)] ? 0
+                           : oy.runs_up(r, r2) == oy.runs_up(r1, r12)                                ? 1
+                                                                                                     : 2;
+          if (best[kind].r < 0) best[kind] = Square{r, r1, r2, k1, k2, y};
+        }
+    for (int kind = 0; kind < 3; ++kind) {
+      const Square& q = best[kind];
+      if (q.r < 0) continue;
+      done->push_back(std::min(q.r * D + q.k1, q.r * D + q.k2) * D * P + std::max(q.r * D + q.k1, q.r * D + q.k2));
+      recolour(q.r * D + q.k1, q.y);
+      recolour(q.r2 * D + q.k1, q.y);
+      recolour(q.r * D + q.k2, x);
+      recolour(q.r1 * D + q.k2, x);
+      ++repairs_;
+      return true;
+    }
+    return false;
+  }
+
+  /// Link id r * count() + k takes colour c, in place of what it had.
+  void recolour(long long id, int c) {
+    const auto it = std::lower_bound(switched_.begin(), switched_.end(), std::make_pair(id, -1));
+    if (it != switched_.end() && it->first == id)
+      it->second = c;
+    else
+      switched_.emplace(it, id, c);
   }
 
   /// The switch on K_i taking the layer links at product ranks x0 and x1
@@ -382,6 +473,8 @@ class LayeredColouring final : public LinkColouring {
   std::shared_ptr<const Product> product_;  ///< H_0 x C_c decomposed
   std::vector<Rank> pos_;                             ///< G's rank -> its position on H_0
   std::vector<std::pair<long long, int>> switched_;  ///< link id r * count() + k -> colour, sorted
+  int lifted_ = 0;   ///< the lift's switches
+  int repairs_ = 0;  ///< repair()'s
 };
 
 std::unique_ptr<LinkColouring> lift(const Torus& t, Bases& bases) { return LayeredColouring::make(t, bases); }

@@ -47,7 +47,8 @@ TEST(Hamiltonian, PicksTheConstructionByShape) {
   EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4, 4, 4})).construction().rfind("layered", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 4, 4, 2})).construction().rfind("layered", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({3, 4, 5})).construction().rfind("layered", 0), 0u);
-  EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 6})).construction().rfind("4-cycle switch search", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({4, 4, 6})).construction().rfind("layered", 0), 0u);
+  EXPECT_EQ(HamiltonianSchedule(Torus({2, 2, 2, 3})).construction().rfind("4-cycle switch search", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({8, 8, 8, 8})).construction().rfind("doubling", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({5, 5, 5})).construction().rfind("closed form for odd m x m x m", 0), 0u);
   EXPECT_EQ(HamiltonianSchedule(Torus({1, 7, 7, 7})).construction().rfind("closed form for odd m x m x m", 0), 0u);
@@ -174,7 +175,7 @@ TEST(Decomposition, LayeredLiftsThreeToSixDimensions) {
     EXPECT_TRUE(is_hamiltonian_decomposition(*c, &why)) << why;
   }
   EXPECT_EQ(layered_decomposition(Torus({2, 2, 2})), nullptr);  // C2 x C2 has no two Hamiltonian cycles
-  EXPECT_EQ(layered_decomposition(Torus({4, 4, 6})), nullptr);  // no lift's switches join the layers
+  EXPECT_EQ(layered_decomposition(Torus({2, 2, 2, 3})), nullptr);  // no lift's switches join the layers
   EXPECT_EQ(layered_decomposition(Torus({6, 8})), nullptr);     // 2D: the 2D rules' business
 }
 
@@ -191,6 +192,26 @@ TEST(Decomposition, LayeredLiftWithSwitchesThatSplitAndJoin) {
     const Torus t(dims);
     auto c = layered_decomposition(t);
     ASSERT_NE(c, nullptr);
+    std::string why;
+    EXPECT_TRUE(is_hamiltonian_decomposition(*c, &why)) << why;
+    EXPECT_TRUE(decomposes_without_search(t));
+  }
+}
+
+// Every side even: the lift's switches keep the parity of H_j's and K_i's
+// cycle counts together, so repair switches join what they leave split.
+// These shapes went to the switch search before; each of them (and every
+// all-even 3D shape with sides 4 to 32 up to 4096 ranks) is now a lift.
+TEST(Decomposition, LayeredLiftRepairedWhereEverySideIsEven) {
+  const std::vector<std::vector<int>> shapes = {{4, 4, 6},  {4, 4, 12},  {4, 6, 10},  {4, 10, 12},
+                                                {6, 6, 10}, {6, 8, 10},  {6, 10, 10}, {10, 10, 12},
+                                                {6, 4, 4},  {10, 12, 14}, {4, 4, 6, 6}, {2, 6, 8}};
+  for (const auto& dims : shapes) {
+    SCOPED_TRACE(name_of(dims));
+    const Torus t(dims);
+    auto c = layered_decomposition(t);
+    ASSERT_NE(c, nullptr);
+    EXPECT_NE(c->construction().find("more to join cycles"), std::string::npos) << c->construction();
     std::string why;
     EXPECT_TRUE(is_hamiltonian_decomposition(*c, &why)) << why;
     EXPECT_TRUE(decomposes_without_search(t));

@@ -27,8 +27,8 @@ std::string why_not_hamiltonian(const Torus& t, const Pick* named) {
 }  // namespace
 
 TEST(NoSearch, AutoTakesTheCyclesOnlyFromAConstruction) {
-  // 4x4x6: the search finds cycles, no construction does.
-  const Torus searched({4, 4, 6});
+  // 2x2x2x3: the search finds cycles, no construction does.
+  const Torus searched({2, 2, 2, 3});
   ASSERT_FALSE(decomposes_without_search(searched));
   EXPECT_EQ(why_not_hamiltonian(searched, nullptr), kNeedsSearch);
   const Pick named = Pick::of(AlgorithmId::hamiltonian);
@@ -43,7 +43,10 @@ TEST(NoSearch, AutoTakesTheCyclesOnlyFromAConstruction) {
   EXPECT_EQ(why_not_hamiltonian(Torus({4, 4, 4, 4, 2}), nullptr), kNoRule);
   // The answer is kept per shape; links and wraps do not change it.
   EXPECT_TRUE(decomposes_without_search(Torus({4, 4, 8}, 0, 0)));
-  EXPECT_FALSE(decomposes_without_search(Torus({4, 4, 6})));
+  EXPECT_FALSE(decomposes_without_search(Torus({2, 2, 2, 3})));
+  // 4x4x6: every side even, the lift's switches joined by repair switches.
+  EXPECT_TRUE(decomposes_without_search(Torus({4, 4, 6})));
+  EXPECT_EQ(why_not_hamiltonian(Torus({4, 4, 6}), nullptr), "");
   // 3x4x5: coprime sides, lifted by the row-gap switches.
   EXPECT_TRUE(decomposes_without_search(Torus({3, 4, 5})));
   EXPECT_EQ(why_not_hamiltonian(Torus({3, 4, 5}), nullptr), "");
