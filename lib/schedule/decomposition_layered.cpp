@@ -177,9 +177,10 @@ class LayeredColouring final : public LinkColouring {
     constexpr int kRules = 3;
     const int d = static_cast<int>(axes.size());
     // Nested switches first; where none fits, any that leaves K_i one cycle
-    // in the end. The exact fit counts K_i's cycles for every candidate,
-    // O(c^2) for one H_j on a layer axis of c: up to 4096 ranks only.
-    constexpr Rank kExactFitLimit = 4096;
+    // in the end, then any that repair() can join. The exact fit counts
+    // K_i's cycles for every candidate, O(c^2) for one H_j on a layer axis
+    // of c, and each repair switch is O(P · d^2): up to 65536 ranks only.
+    constexpr Rank kExactFitLimit = 65536;
     // By layer, where both fits try the same products; above the limit a
     // layer's are dropped after it (O(P) each, and no exact fit follows).
     std::map<int, Products> products_of;

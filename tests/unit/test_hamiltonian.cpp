@@ -201,11 +201,12 @@ TEST(Decomposition, LayeredLiftWithSwitchesThatSplitAndJoin) {
 // Every side even: the lift's switches keep the parity of H_j's and K_i's
 // cycle counts together, so repair switches join what they leave split.
 // These shapes went to the switch search before; each of them (and every
-// all-even 3D shape with sides 4 to 32 up to 4096 ranks) is now a lift.
+// all-even 3D shape with sides 4 to 64 up to 65536 ranks) is now a lift.
 TEST(Decomposition, LayeredLiftRepairedWhereEverySideIsEven) {
   const std::vector<std::vector<int>> shapes = {{4, 4, 6},  {4, 4, 12},  {4, 6, 10},  {4, 10, 12},
                                                 {6, 6, 10}, {6, 8, 10},  {6, 10, 10}, {10, 10, 12},
-                                                {6, 4, 4},  {10, 12, 14}, {4, 4, 6, 6}, {2, 6, 8}};
+                                                {6, 4, 4},  {10, 12, 14}, {4, 4, 6, 6}, {2, 6, 8},
+                                                {12, 14, 32}};
   for (const auto& dims : shapes) {
     SCOPED_TRACE(name_of(dims));
     const Torus t(dims);
