@@ -166,6 +166,100 @@ class SwitchedCycle {
   std::vector<int> index_of_;                  ///< label()'s, kept to reuse its memory
 };
 
+/// A colouring as a table of one byte per link, with the repair switches
+/// that join the cycles a lift leaves split. While a colour X is in several
+/// cycles: the switch of a unit square (any two axes) whose two links of X
+/// lie on two of X's cycles, so that it joins them, and whose other two are
+/// of a colour Y: on two of Y's cycles (it joins those too), else on one
+/// that runs them the same way (Y stays as it is), else on one that runs
+/// them opposite ways (Y splits, for a later switch to join), never a
+/// square switched before. Needed where every side is even: there each lift
+/// switch changes the cycle counts of H_j and of K_i by one each, so the
+/// lift alone keeps the parity of their sum and cannot go from c + 2
+/// cycles to 3 (c even).
+class RepairTable final : public LinkColouring {
+ public:
+  explicit RepairTable(const LinkColouring& col)
+      : LinkColouring(col.torus()), how_(col.construction()), table_(static_cast<std::size_t>(col.torus().size() * col.count())) {
+    for (Rank r = 0; r < torus().size(); ++r)
+      for (int k = 0; k < count(); ++k) table_[static_cast<std::size_t>(r * count() + k)] = static_cast<std::uint8_t>(col.colour(r, k));
+  }
+  int colour(Rank r, int k) const override { return table_[static_cast<std::size_t>(r * count() + k)]; }
+  std::string construction() const override {
+    return repairs_ ? how_ + ", " + std::to_string(repairs_) + " more to join cycles" : how_;
+  }
+
+  /// At most kRepairs switches, each O(P · d^2); whether the table is then
+  /// a decomposition.
+  bool repair() {
+    constexpr int kRepairs = 16;
+    std::vector<long long> done;  // squares switched, by their two link ids
+    for (int step = 0; step <= kRepairs; ++step) {
+      std::vector<CyclePlaces> on;
+      int x = -1;
+      for (int y = 0; y < count(); ++y) {
+        on.push_back(cycle_places(*this, y));
+        if (x < 0 && on.back().length.size() > 1) x = y;
+      }
+      if (x < 0) return is_hamiltonian_decomposition(*this);
+      if (step == kRepairs || !join(x, on, &done)) return false;
+    }
+    return false;
+  }
+
+ private:
+  /// The best switch joining two of X's cycles, as the class comment ranks them.
+  bool join(int x, const std::vector<CyclePlaces>& on, std::vector<long long>* done) {
+    const Torus& t = torus();
+    const Rank P = t.size();
+    const int D = count();
+    const CyclePlaces& ox = on[static_cast<std::size_t>(x)];
+    struct Square {
+      Rank r = -1, r1 = 0, r2 = 0;
+      int k1 = 0, k2 = 0, y = 0;
+    } best[3];  // Y joined, kept, split
+    const auto id_of = [&](Rank r, int k1, int k2) { return std::min(r * D + k1, r * D + k2) * D * P + std::max(r * D + k1, r * D + k2); };
+    for (Rank r = 0; r < P && best[0].r < 0; ++r)
+      for (int k1 = 0; k1 < D; ++k1)
+        for (int k2 = 0; k2 < D; ++k2) {
+          if (k1 == k2 || t.dim(axes()[static_cast<std::size_t>(k1)]) < 3 || t.dim(axes()[static_cast<std::size_t>(k2)]) < 3)
+            continue;
+          // The square r, r + e1, r + e2, r + e1 + e2: X's links along
+          // e1 (from r and r + e2), Y's along e2 (from r and r + e1).
+          const Rank r1 = t.shift(r, axes()[static_cast<std::size_t>(k1)], 1);
+          const Rank r2 = t.shift(r, axes()[static_cast<std::size_t>(k2)], 1);
+          if (colour(r, k1) != x || colour(r2, k1) != x ||
+              ox.cycle[static_cast<std::size_t>(r)] == ox.cycle[static_cast<std::size_t>(r2)])
+            continue;
+          const int y = colour(r, k2);
+          if (y == x || colour(r1, k2) != y) continue;
+          if (std::find(done->begin(), done->end(), id_of(r, k1, k2)) != done->end()) continue;
+          const CyclePlaces& oy = on[static_cast<std::size_t>(y)];
+          const Rank r12 = t.shift(r1, axes()[static_cast<std::size_t>(k2)], 1);
+          const int kind = oy.cycle[static_cast<std::size_t>(r)] != oy.cycle[static_cast<std::size_t>(r1)] ? 0
+                           : oy.runs_up(r, r2) == oy.runs_up(r1, r12)                                ? 1
+                                                                                                     : 2;
+          if (best[kind].r < 0) best[kind] = Square{r, r1, r2, k1, k2, y};
+        }
+    for (const Square& q : best) {
+      if (q.r < 0) continue;
+      done->push_back(id_of(q.r, q.k1, q.k2));
+      set(q.r, q.k1, q.y);
+      set(q.r2, q.k1, q.y);
+      set(q.r, q.k2, x);
+      set(q.r1, q.k2, x);
+      ++repairs_;
+      return true;
+    }
+    return false;
+  }
+  void set(Rank r, int k, int c) { table_[static_cast<std::size_t>(r * count() + k)] = static_cast<std::uint8_t>(c); }
+
+  std::string how_;
+  std::vector<std::uint8_t> table_;
+  int repairs_ = 0;
+};
+
 class LayeredColouring final : public LinkColouring {
  public:
   /// Tries each axis as the layer axis, the last first.
@@ -177,7 +271,7 @@ class LayeredColouring final : public LinkColouring {
     constexpr int kRules = 3;
     const int d = static_cast<int>(axes.size());
     // Nested switches first; where none fits, any that leaves K_i one cycle
-    // in the end, then any that repair() can join. The exact fit counts
+    // in the end, then any that repair switches can join. The exact fit counts
     // K_i's cycles for every candidate, O(c^2) for one H_j on a layer axis
     // of c, and each repair switch is O(P · d^2): up to 65536 ranks only.
     constexpr Rank kExactFitLimit = 65536;
@@ -199,9 +293,9 @@ class LayeredColouring final : public LinkColouring {
           for (int rule = 0, tried = 0; tried < kRules; ++tried) {
             auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0, base, g));
             const Outcome made = c->build(&rule, products, fit);
-            if (made == Outcome::made && (fit != Fit::repaired || c->repair())) {
-              auto table = tabulate(*c);
-              if (is_hamiltonian_decomposition(*table)) return table;
+            if (made == Outcome::made) {
+              auto table = std::make_unique<RepairTable>(*c);
+              if (fit == Fit::repaired ? table->repair() : is_hamiltonian_decomposition(*table)) return table;
             }
             if (made == Outcome::no_product) break;
           }
@@ -229,8 +323,7 @@ class LayeredColouring final : public LinkColouring {
 
   std::string construction() const override {
     return "layered: (" + base_->construction() + ") x C_" + std::to_string(c_) + ", H_0 x C_" + std::to_string(c_) +
-           " by (" + product_->cycles->construction() + "), " + std::to_string(lifted_) + " switches" +
-           (repairs_ ? ", " + std::to_string(repairs_) + " more to join cycles" : "");
+           " by (" + product_->cycles->construction() + "), " + std::to_string(switched_.size() / 4) + " switches";
   }
 
  private:
@@ -240,7 +333,7 @@ class LayeredColouring final : public LinkColouring {
   /// stays one cycle by construction); `exact`, any, K_i's cycles counted
   /// after each (SwitchedCycle): it may stay split in two while switches are
   /// left to join it, the split fewest first; `repaired`, as exact, but K_i
-  /// may end in up to three cycles, which repair() then joins.
+  /// may end in up to three cycles, which RepairTable::repair() then joins.
   enum class Fit { nested, exact, repaired };
   /// The most cycles a switch may leave K_i in beyond one, and beyond one
   /// each, K_0's and K_1's together, when no switches are left.
@@ -334,7 +427,7 @@ class LayeredColouring final : public LinkColouring {
           chosen = std::find_if(candidates.begin(), candidates.end(), nests);
         } else {
           // At most switches_left - 1 extra cycles, for the switches after
-          // it (and repair()'s).
+          // it (and the repair switches').
           int best = switches_left + allowance(fit);
           for (auto it = candidates.begin(); it != candidates.end() && best > 0; ++it)
             if (const int extra = split_after(*it); extra < best) chosen = it, best = extra;
@@ -358,90 +451,7 @@ class LayeredColouring final : public LinkColouring {
       }
     }
     std::sort(switched_.begin(), switched_.end());
-    lifted_ = static_cast<int>(switched_.size() / 4);
     return Outcome::made;
-  }
-
-  /// After the repaired fit: while a colour X is in several cycles, the
-  /// switch of a unit square (any two axes) whose two links of X lie on
-  /// two of X's cycles, so that it joins them, and whose other two are of
-  /// a colour Y: on two of Y's cycles (it joins those too), else on one
-  /// that runs them the same way (Y stays as it is), else on one that runs
-  /// them opposite ways (Y splits, for a later switch to join), never a
-  /// square switched before. At most kRepairs switches, each O(P · d^2).
-  /// Needed where every side is even: there each lift switch changes the
-  /// cycle counts of H_j and of K_i by one each, so the lift alone keeps
-  /// their sum's parity and cannot go from c + 2 cycles to 3 (c even).
-  bool repair() {
-    constexpr int kRepairs = 16;
-    std::vector<long long> done;  // squares switched, by their least link id pair
-    for (int step = 0; step <= kRepairs; ++step) {
-      std::vector<CyclePlaces> on;
-      int x = -1;
-      for (int y = 0; y < count(); ++y) {
-        on.push_back(cycle_places(*this, y));
-        if (x < 0 && on.back().length.size() > 1) x = y;
-      }
-      if (x < 0) return true;
-      if (step == kRepairs || !join(x, on, &done)) return false;
-    }
-    return false;
-  }
-
-  /// The best switch joining two of X's cycles, as repair() ranks them.
-  bool join(int x, const std::vector<CyclePlaces>& on, std::vector<long long>* done) {
-    const Torus& t = torus();
-    const Rank P = t.size();
-    const int D = count();
-    const CyclePlaces& ox = on[static_cast<std::size_t>(x)];
-    struct Square {
-      Rank r = -1, r1 = 0, r2 = 0;
-      int k1 = 0, k2 = 0, y = 0;
-    } best[3];  // Y joined, kept, split
-    for (Rank r = 0; r < P && best[0].r < 0; ++r)
-      for (int k1 = 0; k1 < D; ++k1)
-        for (int k2 = 0; k2 < D; ++k2) {
-          if (k1 == k2 || t.dim(axes()[static_cast<std::size_t>(k1)]) < 3 || t.dim(axes()[static_cast<std::size_t>(k2)]) < 3)
-            continue;
-          // The square r, r + e1, r + e2, r + e1 + e2: X's links along
-          // e1 (from r and r + e2), Y's along e2 (from r and r + e1).
-          const Rank r1 = t.shift(r, axes()[static_cast<std::size_t>(k1)], 1);
-          const Rank r2 = t.shift(r, axes()[static_cast<std::size_t>(k2)], 1);
-          if (colour(r, k1) != x || colour(r2, k1) != x ||
-              ox.cycle[static_cast<std::size_t>(r)] == ox.cycle[static_cast<std::size_t>(r2)])
-            continue;
-          const int y = colour(r, k2);
-          if (y == x || colour(r1, k2) != y) continue;
-          const long long id = std::min(r * D + k1, r * D + k2) * D * P + std::max(r * D + k1, r * D + k2);
-          if (std::find(done->begin(), done->end(), id) != done->end()) continue;
-          const CyclePlaces& oy = on[static_cast<std::size_t>(y)];
-          const Rank r12 = t.shift(r1, axes()[static_cast<std::size_t>(k2)], 1);
-          const int kind = oy.cycle[static_cast<std::size_t>(r)] != oy.cycle[static_cast<std::size_t>(r1)] ? 0
-                           : oy.runs_up(r, r2) == oy.runs_up(r1, r12)                                ? 1
-                                                                                                     : 2;
-          if (best[kind].r < 0) best[kind] = Square{r, r1, r2, k1, k2, y};
-        }
-    for (int kind = 0; kind < 3; ++kind) {
-      const Square& q = best[kind];
-      if (q.r < 0) continue;
-      done->push_back(std::min(q.r * D + q.k1, q.r * D + q.k2) * D * P + std::max(q.r * D + q.k1, q.r * D + q.k2));
-      recolour(q.r * D + q.k1, q.y);
-      recolour(q.r2 * D + q.k1, q.y);
-      recolour(q.r * D + q.k2, x);
-      recolour(q.r1 * D + q.k2, x);
-      ++repairs_;
-      return true;
-    }
-    return false;
-  }
-
-  /// Link id r * count() + k takes colour c, in place of what it had.
-  void recolour(long long id, int c) {
-    const auto it = std::lower_bound(switched_.begin(), switched_.end(), std::make_pair(id, -1));
-    if (it != switched_.end() && it->first == id)
-      it->second = c;
-    else
-      switched_.emplace(it, id, c);
   }
 
   /// The switch on K_i taking the layer links at product ranks x0 and x1
@@ -474,8 +484,6 @@ class LayeredColouring final : public LinkColouring {
   std::shared_ptr<const Product> product_;  ///< H_0 x C_c decomposed
   std::vector<Rank> pos_;                             ///< G's rank -> its position on H_0
   std::vector<std::pair<long long, int>> switched_;  ///< link id r * count() + k -> colour, sorted
-  int lifted_ = 0;   ///< the lift's switches
-  int repairs_ = 0;  ///< repair()'s
 };
 
 std::unique_ptr<LinkColouring> lift(const Torus& t, Bases& bases) { return LayeredColouring::make(t, bases); }
