@@ -180,9 +180,10 @@ class SwitchedCycle {
 class RepairTable final : public LinkColouring {
  public:
   explicit RepairTable(const LinkColouring& col)
-      : LinkColouring(col.torus()), how_(col.construction()), table_(static_cast<std::size_t>(col.torus().size() * col.count())) {
+      : LinkColouring(col.torus()), how_(col.construction()),
+        table_(static_cast<std::size_t>(col.torus().size() * col.count())) {
     for (Rank r = 0; r < torus().size(); ++r)
-      for (int k = 0; k < count(); ++k) table_[static_cast<std::size_t>(r * count() + k)] = static_cast<std::uint8_t>(col.colour(r, k));
+      for (int k = 0; k < count(); ++k) set(r, k, col.colour(r, k));
   }
   int colour(Rank r, int k) const override { return table_[static_cast<std::size_t>(r * count() + k)]; }
   std::string construction() const override {
@@ -218,16 +219,17 @@ class RepairTable final : public LinkColouring {
       Rank r = -1, r1 = 0, r2 = 0;
       int k1 = 0, k2 = 0, y = 0;
     } best[3];  // Y joined, kept, split
-    const auto id_of = [&](Rank r, int k1, int k2) { return std::min(r * D + k1, r * D + k2) * D * P + std::max(r * D + k1, r * D + k2); };
+    const auto id_of = [&](Rank r, int k1, int k2) {
+      return std::min(r * D + k1, r * D + k2) * D * P + std::max(r * D + k1, r * D + k2);
+    };
     for (Rank r = 0; r < P && best[0].r < 0; ++r)
       for (int k1 = 0; k1 < D; ++k1)
         for (int k2 = 0; k2 < D; ++k2) {
-          if (k1 == k2 || t.dim(axes()[static_cast<std::size_t>(k1)]) < 3 || t.dim(axes()[static_cast<std::size_t>(k2)]) < 3)
-            continue;
+          const int a1 = axes()[static_cast<std::size_t>(k1)], a2 = axes()[static_cast<std::size_t>(k2)];
+          if (k1 == k2 || t.dim(a1) < 3 || t.dim(a2) < 3) continue;
           // The square r, r + e1, r + e2, r + e1 + e2: X's links along
           // e1 (from r and r + e2), Y's along e2 (from r and r + e1).
-          const Rank r1 = t.shift(r, axes()[static_cast<std::size_t>(k1)], 1);
-          const Rank r2 = t.shift(r, axes()[static_cast<std::size_t>(k2)], 1);
+          const Rank r1 = t.shift(r, a1, 1), r2 = t.shift(r, a2, 1);
           if (colour(r, k1) != x || colour(r2, k1) != x ||
               ox.cycle[static_cast<std::size_t>(r)] == ox.cycle[static_cast<std::size_t>(r2)])
             continue;
@@ -235,7 +237,7 @@ class RepairTable final : public LinkColouring {
           if (y == x || colour(r1, k2) != y) continue;
           if (std::find(done->begin(), done->end(), id_of(r, k1, k2)) != done->end()) continue;
           const CyclePlaces& oy = on[static_cast<std::size_t>(y)];
-          const Rank r12 = t.shift(r1, axes()[static_cast<std::size_t>(k2)], 1);
+          const Rank r12 = t.shift(r1, a2, 1);
           const int kind = oy.cycle[static_cast<std::size_t>(r)] != oy.cycle[static_cast<std::size_t>(r1)] ? 0
                            : oy.runs_up(r, r2) == oy.runs_up(r1, r12)                                ? 1
                                                                                                      : 2;
@@ -335,8 +337,9 @@ class LayeredColouring final : public LinkColouring {
   /// left to join it, the split fewest first; `repaired`, as exact, but K_i
   /// may end in up to three cycles, which RepairTable::repair() then joins.
   enum class Fit { nested, exact, repaired };
-  /// The most cycles a switch may leave K_i in beyond one, and beyond one
-  /// each, K_0's and K_1's together, when no switches are left.
+  /// The cycles beyond one that a switch may leave K_i in (own_allowance),
+  /// and K_0 and K_1 together once no switches are left (allowance), for
+  /// the repair switches to join.
   static int own_allowance(Fit fit) { return fit == Fit::repaired ? 2 : 1; }
   static int allowance(Fit fit) { return fit == Fit::repaired ? 4 : 0; }
 
