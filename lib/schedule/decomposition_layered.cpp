@@ -58,7 +58,9 @@ struct Product {
       rule = -3;
     }
     next_rule = rule;
-    if (cycles) positions[0] = cycle_positions(*cycles, 0), positions[1] = cycle_positions(*cycles, 1);
+    if (!cycles) return;
+    cycles = tabulate(*cycles);  // every try of the layer looks its colours up
+    positions[0] = cycle_positions(*cycles, 0), positions[1] = cycle_positions(*cycles, 1);
   }
 };
 /// One layer's products, by the rule tried first.
