@@ -76,18 +76,6 @@ class FunctionColouring final : public LinkColouring {
   std::function<int(Rank, int)> f_;
 };
 
-class TableColouring final : public LinkColouring {
- public:
-  TableColouring(const Torus& t, std::string how, std::vector<std::uint8_t> table)
-      : LinkColouring(t), how_(std::move(how)), table_(std::move(table)) {}
-  int colour(Rank r, int k) const override { return table_[static_cast<std::size_t>(r * count() + k)]; }
-  std::string construction() const override { return how_; }
-
- private:
-  std::string how_;
-  std::vector<std::uint8_t> table_;
-};
-
 }  // namespace
 
 bool is_hamiltonian_decomposition(const LinkColouring& c, std::string* why) {
@@ -121,7 +109,7 @@ bool is_hamiltonian_decomposition(const LinkColouring& c, std::string* why) {
   return true;
 }
 
-std::unique_ptr<LinkColouring> tabulate(const LinkColouring& col) {
+std::unique_ptr<TableColouring> tabulate(const LinkColouring& col) {
   const Torus& t = col.torus();
   const int D = col.count();
   std::vector<std::uint8_t> table(static_cast<std::size_t>(t.size() * D));

@@ -109,9 +109,25 @@ std::unique_ptr<LinkColouring> doubling_decomposition(const Torus& t);
 /// where no layer axis gives it.
 std::unique_ptr<LinkColouring> layered_decomposition(const Torus& t);
 
+/// A colouring as a table of one byte per link (link r * count() + k).
+class TableColouring final : public LinkColouring {
+ public:
+  TableColouring(const Torus& t, std::string how, std::vector<std::uint8_t> table)
+      : LinkColouring(t), how_(std::move(how)), table_(std::move(table)) {}
+  int colour(Rank r, int k) const override { return table_[static_cast<std::size_t>(r * count() + k)]; }
+  std::string construction() const override { return how_; }
+  /// Recolours one link; a construction that changes the table says so.
+  void set(Rank r, int k, int c) { table_[static_cast<std::size_t>(r * count() + k)] = static_cast<std::uint8_t>(c); }
+  void describe(std::string how) { how_ = std::move(how); }
+
+ private:
+  std::string how_;
+  std::vector<std::uint8_t> table_;
+};
+
 /// The colouring as a table of one byte per link: O(1) per lookup where
 /// col's own lookup walks a construction.
-std::unique_ptr<LinkColouring> tabulate(const LinkColouring& col);
+std::unique_ptr<TableColouring> tabulate(const LinkColouring& col);
 
 /// Position of every rank along the cycle of colour c, from rank 0
 /// (-1 where the cycle does not reach). O(P * D).

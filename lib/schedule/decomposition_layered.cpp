@@ -168,76 +168,67 @@ class SwitchedCycle {
   std::vector<int> index_of_;                  ///< label()'s, kept to reuse its memory
 };
 
-/// A colouring as a table of one byte per link, with the repair switches
-/// that join the cycles a lift leaves split. While a colour X is in several
-/// cycles: the switch of a unit square (any two axes) whose two links of X
-/// lie on two of X's cycles, so that it joins them, and whose other two are
-/// of a colour Y: on two of Y's cycles (it joins those too), else on one
-/// that runs them the same way (Y stays as it is), else on one that runs
-/// them opposite ways (Y splits, for a later switch to join), never a
-/// square switched before. Needed where every side is even: there each lift
-/// switch changes the cycle counts of H_j and of K_i by one each, so the
-/// lift alone keeps the parity of their sum and cannot go from c + 2
-/// cycles to 3 (c even).
-class RepairTable final : public LinkColouring {
+/// Repair switches, which join the cycles a lift leaves split. While a
+/// colour X is in several cycles: the switch of a unit square (any two
+/// axes) whose two links of X lie on two of X's cycles, so that it joins
+/// them, and whose other two are of a colour Y: on two of Y's cycles (it
+/// joins those too), else on one that runs them the same way (Y stays as it
+/// is), else on one that runs them opposite ways (Y splits, for a later
+/// switch to join), never a square switched before. Needed where every side
+/// is even: there each lift switch changes the cycle counts of H_j and of
+/// K_i by one each, so the lift alone keeps the parity of their sum and
+/// cannot go from c + 2 cycles to 3 (c even).
+class Repair {
  public:
-  explicit RepairTable(const LinkColouring& col)
-      : LinkColouring(col.torus()), how_(col.construction()),
-        table_(static_cast<std::size_t>(col.torus().size() * col.count())) {
-    for (Rank r = 0; r < torus().size(); ++r)
-      for (int k = 0; k < count(); ++k) set(r, k, col.colour(r, k));
-  }
-  int colour(Rank r, int k) const override { return table_[static_cast<std::size_t>(r * count() + k)]; }
-  std::string construction() const override {
-    return repairs_ ? how_ + ", " + std::to_string(repairs_) + " more to join cycles" : how_;
-  }
+  explicit Repair(TableColouring& table) : table_(table) {}
 
   /// At most kRepairs switches, each O(P · d^2); whether the table is then
-  /// a decomposition.
-  bool repair() {
+  /// a decomposition. The table's construction counts them.
+  bool run() {
     constexpr int kRepairs = 16;
-    std::vector<long long> done;  // squares switched, by their two link ids
     for (int step = 0; step <= kRepairs; ++step) {
       std::vector<CyclePlaces> on;
       int x = -1;
-      for (int y = 0; y < count(); ++y) {
-        on.push_back(cycle_places(*this, y));
+      for (int y = 0; y < table_.count(); ++y) {
+        on.push_back(cycle_places(table_, y));
         if (x < 0 && on.back().length.size() > 1) x = y;
       }
-      if (x < 0) return is_hamiltonian_decomposition(*this);
-      if (step == kRepairs || !join(x, on, &done)) return false;
+      if (x < 0) {
+        if (step > 0) table_.describe(table_.construction() + ", " + std::to_string(step) + " more to join cycles");
+        return is_hamiltonian_decomposition(table_);
+      }
+      if (step == kRepairs || !join(x, on)) return false;
     }
     return false;
   }
 
  private:
   /// The best switch joining two of X's cycles, as the class comment ranks them.
-  bool join(int x, const std::vector<CyclePlaces>& on, std::vector<long long>* done) {
-    const Torus& t = torus();
+  bool join(int x, const std::vector<CyclePlaces>& on) {
+    const Torus& t = table_.torus();
     const Rank P = t.size();
-    const int D = count();
+    const int D = table_.count();
     const CyclePlaces& ox = on[static_cast<std::size_t>(x)];
     struct Square {
       Rank r = -1, r1 = 0, r2 = 0;
       int k1 = 0, k2 = 0, y = 0;
     } best[3];  // Y joined, kept, split
-    const auto id_of = [&](Rank r, int k1, int k2) {
-      return std::min(r * D + k1, r * D + k2) * D * P + std::max(r * D + k1, r * D + k2);
-    };
+    // A square is its corner r and its two axes, either way round.
+    const auto id_of = [&](Rank r, int k1, int k2) { return (r * D + std::min(k1, k2)) * D + std::max(k1, k2); };
     for (Rank r = 0; r < P && best[0].r < 0; ++r)
       for (int k1 = 0; k1 < D; ++k1)
         for (int k2 = 0; k2 < D; ++k2) {
-          const int a1 = axes()[static_cast<std::size_t>(k1)], a2 = axes()[static_cast<std::size_t>(k2)];
+          const int a1 = table_.axes()[static_cast<std::size_t>(k1)], a2 = table_.axes()[static_cast<std::size_t>(k2)];
           if (k1 == k2 || t.dim(a1) < 3 || t.dim(a2) < 3) continue;
           // The square r, r + e1, r + e2, r + e1 + e2: X's links along
           // e1 (from r and r + e2), Y's along e2 (from r and r + e1).
           const Rank r1 = t.shift(r, a1, 1), r2 = t.shift(r, a2, 1);
-          if (colour(r, k1) != x || colour(r2, k1) != x ||
+          if (table_.colour(r, k1) != x || table_.colour(r2, k1) != x ||
               ox.cycle[static_cast<std::size_t>(r)] == ox.cycle[static_cast<std::size_t>(r2)])
             continue;
-          const int y = colour(r, k2);
-          if (y == x || colour(r1, k2) != y) continue;
-          if (std::find(done->begin(), done->end(), id_of(r, k1, k2)) != done->end()) continue;
+          const int y = table_.colour(r, k2);
+          if (y == x || table_.colour(r1, k2) != y) continue;
+          if (std::find(done_.begin(), done_.end(), id_of(r, k1, k2)) != done_.end()) continue;
           const CyclePlaces& oy = on[static_cast<std::size_t>(y)];
           const Rank r12 = t.shift(r1, a2, 1);
           const int kind = oy.cycle[static_cast<std::size_t>(r)] != oy.cycle[static_cast<std::size_t>(r1)] ? 0
@@ -247,21 +238,18 @@ class RepairTable final : public LinkColouring {
         }
     for (const Square& q : best) {
       if (q.r < 0) continue;
-      done->push_back(id_of(q.r, q.k1, q.k2));
-      set(q.r, q.k1, q.y);
-      set(q.r2, q.k1, q.y);
-      set(q.r, q.k2, x);
-      set(q.r1, q.k2, x);
-      ++repairs_;
+      done_.push_back(id_of(q.r, q.k1, q.k2));
+      table_.set(q.r, q.k1, q.y);
+      table_.set(q.r2, q.k1, q.y);
+      table_.set(q.r, q.k2, x);
+      table_.set(q.r1, q.k2, x);
       return true;
     }
     return false;
   }
-  void set(Rank r, int k, int c) { table_[static_cast<std::size_t>(r * count() + k)] = static_cast<std::uint8_t>(c); }
 
-  std::string how_;
-  std::vector<std::uint8_t> table_;
-  int repairs_ = 0;
+  TableColouring& table_;
+  std::vector<long long> done_;  ///< the squares switched, by id_of
 };
 
 class LayeredColouring final : public LinkColouring {
@@ -298,8 +286,8 @@ class LayeredColouring final : public LinkColouring {
             auto c = std::unique_ptr<LayeredColouring>(new LayeredColouring(t, layer, h0, base, g));
             const Outcome made = c->build(&rule, products, fit);
             if (made == Outcome::made) {
-              auto table = std::make_unique<RepairTable>(*c);
-              if (fit == Fit::repaired ? table->repair() : is_hamiltonian_decomposition(*table)) return table;
+              auto table = tabulate(*c);
+              if (fit == Fit::repaired ? Repair(*table).run() : is_hamiltonian_decomposition(*table)) return table;
             }
             if (made == Outcome::no_product) break;
           }
@@ -337,7 +325,7 @@ class LayeredColouring final : public LinkColouring {
   /// stays one cycle by construction); `exact`, any, K_i's cycles counted
   /// after each (SwitchedCycle): it may stay split in two while switches are
   /// left to join it, the split fewest first; `repaired`, as exact, but K_i
-  /// may end in up to three cycles, which RepairTable::repair() then joins.
+  /// may end in up to three cycles, which Repair then joins.
   enum class Fit { nested, exact, repaired };
   /// The cycles beyond one that a switch may leave K_i in (own_allowance),
   /// and K_0 and K_1 together once no switches are left (allowance), for
